@@ -1,0 +1,131 @@
+// Package platforms holds the concrete platform models of SyncLab: topology,
+// clocks, latencies, power and OS models, each parameter with its source.
+//
+// The root package defines what every platform shares: parameters that carry
+// their provenance, so that a reader (and the sensitivity runs in labkit) can
+// tell a measured number from a guess.
+package platforms
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Provenance says where a parameter's value comes from.
+type Provenance string
+
+// The provenance tags of calibration.md.
+const (
+	MEAS    Provenance = "MEAS"    // a published measurement
+	BOUND   Provenance = "BOUND"   // a pass/fail limit from a vendor test suite (an upper bound)
+	CODE    Provenance = "CODE"    // behaviour or constant read in the source
+	DERIVED Provenance = "DERIVED" // arithmetic on sourced inputs
+	ASSUME  Provenance = "ASSUME"  // an estimate with no source; Low..High is its plausible range
+)
+
+// Param is one tunable number of a platform or workload, with its unit,
+// provenance, source and the range of values the model accepts.
+type Param struct {
+	Key    string     `msgpack:"key" json:"key"`
+	Value  float64    `msgpack:"value" json:"value"`
+	Unit   string     `msgpack:"unit" json:"unit"`
+	Prov   Provenance `msgpack:"prov" json:"prov"`
+	Source string     `msgpack:"source" json:"source"`
+	Doc    string     `msgpack:"doc" json:"doc"`
+	// Min and Max bound the values the model accepts (inclusive).
+	Min float64 `msgpack:"min" json:"min"`
+	Max float64 `msgpack:"max" json:"max"`
+	// Choices, when set, lists the only values accepted (HZ, clock settings).
+	Choices []float64 `msgpack:"choices,omitempty" json:"choices,omitempty"`
+	// Low and High give the plausible range of an ASSUME parameter, swept by
+	// sensitivity runs. Zero for other provenances.
+	Low  float64 `msgpack:"low,omitempty" json:"low,omitempty"`
+	High float64 `msgpack:"high,omitempty" json:"high,omitempty"`
+}
+
+// Check reports whether v is an accepted value for p, naming the key and
+// what is allowed when it is not.
+func (p Param) Check(v float64) error {
+	if v != v { // NaN
+		return fmt.Errorf("parameter %s: value NaN is not a number", p.Key)
+	}
+	if len(p.Choices) > 0 {
+		if slices.Contains(p.Choices, v) {
+			return nil
+		}
+		return fmt.Errorf("parameter %s: value %g not allowed; choose one of %v", p.Key, v, p.Choices)
+	}
+	if v < p.Min || v > p.Max {
+		return fmt.Errorf("parameter %s: value %g out of range [%g, %g] %s", p.Key, v, p.Min, p.Max, p.Unit)
+	}
+	return nil
+}
+
+// Params is an ordered set of parameters, looked up by key.
+type Params []Param
+
+// Clone returns a deep copy that can be changed without touching p.
+func (ps Params) Clone() Params {
+	out := make(Params, len(ps))
+	for i, p := range ps {
+		p.Choices = slices.Clone(p.Choices)
+		out[i] = p
+	}
+	return out
+}
+
+// Lookup returns the parameter with the given key.
+func (ps Params) Lookup(key string) (Param, bool) {
+	for _, p := range ps {
+		if p.Key == key {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// Get returns the value of key; it panics on an unknown key, which is a
+// programming error in a model (user input goes through Set).
+func (ps Params) Get(key string) float64 {
+	p, ok := ps.Lookup(key)
+	if !ok {
+		panic("platforms: unknown parameter " + key)
+	}
+	return p.Value
+}
+
+// Set changes the value of key after checking it; an unknown key is an
+// error listing the keys that exist.
+func (ps Params) Set(key string, v float64) error {
+	for i := range ps {
+		if ps[i].Key == key {
+			if err := ps[i].Check(v); err != nil {
+				return err
+			}
+			ps[i].Value = v
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown parameter %q; known: %s", key, strings.Join(ps.Keys(), ", "))
+}
+
+// Keys returns the keys in sorted order.
+func (ps Params) Keys() []string {
+	keys := make([]string, len(ps))
+	for i, p := range ps {
+		keys[i] = p.Key
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Values returns the parameters as a key to value map.
+func (ps Params) Values() map[string]float64 {
+	m := make(map[string]float64, len(ps))
+	for _, p := range ps {
+		m[p.Key] = p.Value
+	}
+	return m
+}

@@ -1,0 +1,62 @@
+// Package sim is SyncLab's discrete-event simulation engine and the hardware
+// mechanisms that lock behaviour emerges from: cores and their power states,
+// coherent and uncached memory, atomics, exclusive monitors and event
+// registers, interrupts and timers, energy. It knows nothing of any OS.
+package sim
+
+import "fmt"
+
+// Time is simulated time in picoseconds. An int64 covers 106 days.
+type Time int64
+
+// Units of Time.
+const (
+	Picosecond  Time = 1
+	Nanosecond       = 1000 * Picosecond
+	Microsecond      = 1000 * Nanosecond
+	Millisecond      = 1000 * Microsecond
+	Second           = 1000 * Millisecond
+)
+
+// Seconds returns t in seconds.
+func (t Time) Seconds() float64 { return float64(t) / float64(Second) }
+
+// Micros returns t in microseconds.
+func (t Time) Micros() float64 { return float64(t) / float64(Microsecond) }
+
+// Millis returns t in milliseconds.
+func (t Time) Millis() float64 { return float64(t) / float64(Millisecond) }
+
+// Nanos returns t in nanoseconds.
+func (t Time) Nanos() float64 { return float64(t) / float64(Nanosecond) }
+
+func (t Time) String() string {
+	switch {
+	case t >= Millisecond || t <= -Millisecond:
+		return fmt.Sprintf("%.6gms", t.Millis())
+	case t >= Microsecond || t <= -Microsecond:
+		return fmt.Sprintf("%.6gus", t.Micros())
+	default:
+		return fmt.Sprintf("%.6gns", t.Nanos())
+	}
+}
+
+// FromSeconds converts seconds to Time, rounding to the nearest picosecond.
+func FromSeconds(s float64) Time { return Time(s*float64(Second) + 0.5) }
+
+// Clock converts a core's cycles to time. Frequencies such as 240 MHz have no
+// whole-picosecond period, so each conversion rounds to the nearest
+// picosecond (an error below 0.5 ps per call).
+type Clock struct {
+	Hz int64
+}
+
+// Cycles returns the duration of n cycles.
+func (c Clock) Cycles(n int64) Time {
+	return Time((n*int64(Second) + c.Hz/2) / c.Hz)
+}
+
+// ToCycles returns how many whole cycles fit in d.
+func (c Clock) ToCycles(d Time) int64 {
+	return int64(d) * c.Hz / int64(Second)
+}
