@@ -1,0 +1,388 @@
+// Package labkit turns SyncLab's platform models into experiments: a shared
+// catalog of named experiments, a deterministic parallel runner, statistics,
+// a msgpack result store with caching, reference numbers from the source
+// articles with claims tables, go-echarts charts that display inline in GoNB,
+// self-contained HTML reports and sensitivity runs over ASSUME parameters.
+//
+// Platform packages register experiments from init functions in this
+// package (labkit/esp32.go, labkit/rk3399.go); notebooks and the lab CLI look
+// them up by name.
+package labkit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"synclab/platforms"
+	"synclab/sim"
+)
+
+// Better says which direction of a metric is an improvement.
+type Better string
+
+// Directions of improvement.
+const (
+	Lower   Better = "lower"
+	Higher  Better = "higher"
+	Neither Better = ""
+)
+
+// Metric is one number a run reports.
+type Metric struct {
+	Name   string `msgpack:"name" json:"name"`
+	Unit   string `msgpack:"unit" json:"unit"`
+	Better Better `msgpack:"better" json:"better"`
+	Doc    string `msgpack:"doc" json:"doc"`
+}
+
+// Variant is one alternative an experiment compares (a lock primitive, a wait
+// instruction).
+type Variant struct {
+	Name string `msgpack:"name" json:"name"`
+	Doc  string `msgpack:"doc" json:"doc"`
+}
+
+// Axis is a sweep axis: the values a numeric parameter takes. Several axes
+// form a grid (their Cartesian product).
+type Axis struct {
+	Param  string    `msgpack:"param" json:"param"`
+	Values []float64 `msgpack:"values" json:"values"`
+}
+
+// Reference is a number an article publishes for a variant and metric.
+type Reference struct {
+	Article string  `msgpack:"article" json:"article"`
+	Variant string  `msgpack:"variant" json:"variant"`
+	Metric  string  `msgpack:"metric" json:"metric"`
+	Value   float64 `msgpack:"value" json:"value"`
+	Unit    string  `msgpack:"unit" json:"unit"`
+	Quote   string  `msgpack:"quote" json:"quote"`
+}
+
+// Experiment is the plain-data definition of an experiment: it round-trips
+// through msgpack and JSON, and its Hash identifies cached results.
+type Experiment struct {
+	Name        string           `msgpack:"name" json:"name"`
+	Description string           `msgpack:"description" json:"description"`
+	Platform    string           `msgpack:"platform" json:"platform"`
+	Params      platforms.Params `msgpack:"params" json:"params"`
+	Variants    []Variant        `msgpack:"variants" json:"variants"`
+	Sweep       []Axis           `msgpack:"sweep" json:"sweep"`
+	Repeats     int              `msgpack:"repeats" json:"repeats"`
+	Seed        uint64           `msgpack:"seed" json:"seed"`
+	Metrics     []Metric         `msgpack:"metrics" json:"metrics"`
+	// Reference holds the articles' numbers; Register fills it from
+	// data/reference when the experiment does not set it.
+	Reference []Reference `msgpack:"reference" json:"reference"`
+}
+
+// RunSpec is what one run of an experiment gets: the variant, every parameter
+// value (defaults, overrides and the sweep point), its own seed and whether to
+// record a trace.
+type RunSpec struct {
+	Experiment string             `msgpack:"experiment" json:"experiment"`
+	Variant    string             `msgpack:"variant" json:"variant"`
+	Params     map[string]float64 `msgpack:"params" json:"params"`
+	Seed       uint64             `msgpack:"seed" json:"seed"`
+	Repeat     int                `msgpack:"repeat" json:"repeat"`
+	Trace      bool               `msgpack:"trace" json:"trace"`
+}
+
+// RunResult is what one run reports: one value per metric, optional samples
+// (latency distributions) and, when asked for, a trace.
+type RunResult struct {
+	Metrics map[string]float64   `msgpack:"metrics" json:"metrics"`
+	Samples map[string][]float64 `msgpack:"samples,omitempty" json:"samples,omitempty"`
+	Trace   *sim.Trace           `msgpack:"-" json:"-"`
+}
+
+// RunFunc runs one simulation. It must depend only on spec (deterministic
+// for a given seed) and should return promptly when ctx is cancelled.
+type RunFunc func(ctx context.Context, spec RunSpec) (RunResult, error)
+
+type entry struct {
+	exp Experiment
+	run RunFunc
+}
+
+var (
+	catalogMu sync.RWMutex
+	catalog   = map[string]entry{}
+)
+
+// Register adds an experiment to the catalog. It panics on a duplicate name or
+// an invalid definition: both are programming errors found at init time.
+func Register(e Experiment, run RunFunc) {
+	if run == nil {
+		panic("labkit: Register " + e.Name + " with a nil RunFunc")
+	}
+	if err := e.Validate(); err != nil {
+		panic("labkit: Register: " + err.Error())
+	}
+	if len(e.Reference) == 0 {
+		e.Reference = ReferencesFor(e.Name)
+	}
+	catalogMu.Lock()
+	defer catalogMu.Unlock()
+	if _, dup := catalog[e.Name]; dup {
+		panic("labkit: experiment " + e.Name + " registered twice")
+	}
+	catalog[e.Name] = entry{exp: e.Clone(), run: run}
+}
+
+// Lookup returns a copy of the named experiment and its run function; an
+// unknown name is an error listing the known ones.
+func Lookup(name string) (Experiment, RunFunc, error) {
+	catalogMu.RLock()
+	defer catalogMu.RUnlock()
+	en, ok := catalog[name]
+	if !ok {
+		names := make([]string, 0, len(catalog))
+		for n := range catalog {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		known := strings.Join(names, ", ")
+		if known == "" {
+			known = "none registered"
+		}
+		return Experiment{}, nil, fmt.Errorf("unknown experiment %q; known: %s", name, known)
+	}
+	return en.exp.Clone(), en.run, nil
+}
+
+// Catalog returns copies of all registered experiments sorted by name.
+func Catalog() []Experiment {
+	catalogMu.RLock()
+	defer catalogMu.RUnlock()
+	out := make([]Experiment, 0, len(catalog))
+	for _, en := range catalog {
+		out = append(out, en.exp.Clone())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Clone returns a deep copy of e.
+func (e Experiment) Clone() Experiment {
+	e.Params = e.Params.Clone()
+	e.Variants = slices.Clone(e.Variants)
+	sweep := make([]Axis, len(e.Sweep))
+	for i, a := range e.Sweep {
+		sweep[i] = Axis{Param: a.Param, Values: slices.Clone(a.Values)}
+	}
+	if e.Sweep == nil {
+		sweep = nil
+	}
+	e.Sweep = sweep
+	e.Metrics = slices.Clone(e.Metrics)
+	e.Reference = slices.Clone(e.Reference)
+	return e
+}
+
+// Validate checks that the definition is consistent: a name, at least one
+// variant and metric with unique names, parameter defaults inside their
+// ranges, and sweep axes over known parameters with accepted values.
+func (e Experiment) Validate() error {
+	if e.Name == "" {
+		return fmt.Errorf("experiment without a name")
+	}
+	if len(e.Variants) == 0 || len(e.Metrics) == 0 {
+		return fmt.Errorf("experiment %s: needs at least one variant and one metric", e.Name)
+	}
+	if e.Repeats < 1 {
+		return fmt.Errorf("experiment %s: repeats %d, need at least 1", e.Name, e.Repeats)
+	}
+	if err := uniqueNames("variant", e.Variants, func(v Variant) string { return v.Name }); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if err := uniqueNames("metric", e.Metrics, func(m Metric) string { return m.Name }); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	if err := uniqueNames("parameter", e.Params, func(p platforms.Param) string { return p.Key }); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	for _, p := range e.Params {
+		if err := p.Check(p.Value); err != nil {
+			return fmt.Errorf("experiment %s: default: %w", e.Name, err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range e.Sweep {
+		p, ok := e.Params.Lookup(a.Param)
+		if !ok {
+			return fmt.Errorf("experiment %s: sweep over unknown parameter %q; known: %s", e.Name, a.Param, strings.Join(e.Params.Keys(), ", "))
+		}
+		if seen[a.Param] || len(a.Values) == 0 {
+			return fmt.Errorf("experiment %s: sweep axis %s repeated or empty", e.Name, a.Param)
+		}
+		seen[a.Param] = true
+		for _, v := range a.Values {
+			if err := p.Check(v); err != nil {
+				return fmt.Errorf("experiment %s: sweep: %w", e.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func uniqueNames[T any](kind string, xs []T, name func(T) string) error {
+	seen := map[string]bool{}
+	for _, x := range xs {
+		n := name(x)
+		if n == "" || seen[n] {
+			return fmt.Errorf("%s name %q empty or repeated", kind, n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// With returns a copy of e with parameter key set to v. An unknown key or a
+// value the parameter does not accept is an error naming the key and what is
+// allowed. Setting a swept parameter replaces its sweep axis by the one value.
+func (e Experiment) With(key string, v float64) (Experiment, error) {
+	out := e.Clone()
+	if err := out.Params.Set(key, v); err != nil {
+		return e, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	out.Sweep = slices.DeleteFunc(out.Sweep, func(a Axis) bool { return a.Param == key })
+	return out, nil
+}
+
+// WithSweep returns a copy of e that sweeps parameter key over values,
+// replacing any axis over key; values are checked like With's.
+func (e Experiment) WithSweep(key string, values ...float64) (Experiment, error) {
+	out := e.Clone()
+	out.Sweep = slices.DeleteFunc(out.Sweep, func(a Axis) bool { return a.Param == key })
+	out.Sweep = append(out.Sweep, Axis{Param: key, Values: slices.Clone(values)})
+	if err := out.Validate(); err != nil {
+		return e, err
+	}
+	return out, nil
+}
+
+// WithVariants returns a copy of e restricted to the named variants (in the
+// experiment's order); an unknown name is an error listing the variants.
+func (e Experiment) WithVariants(names ...string) (Experiment, error) {
+	out := e.Clone()
+	for _, n := range names {
+		if !slices.ContainsFunc(e.Variants, func(v Variant) bool { return v.Name == n }) {
+			return e, fmt.Errorf("experiment %s: unknown variant %q; known: %s", e.Name, n, strings.Join(e.VariantNames(), ", "))
+		}
+	}
+	out.Variants = slices.DeleteFunc(out.Variants, func(v Variant) bool { return !slices.Contains(names, v.Name) })
+	return out, nil
+}
+
+// WithSettings applies "key=value" settings (the CLI's -set flags) in order.
+func (e Experiment) WithSettings(settings ...string) (Experiment, error) {
+	for _, s := range settings {
+		key, val, ok := strings.Cut(s, "=")
+		if !ok {
+			return e, fmt.Errorf("setting %q: want key=value; keys: %s", s, strings.Join(e.Params.Keys(), ", "))
+		}
+		var v float64
+		if _, err := fmt.Sscan(strings.TrimSpace(val), &v); err != nil {
+			return e, fmt.Errorf("setting %q: value %q is not a number", s, val)
+		}
+		var err error
+		if e, err = e.With(strings.TrimSpace(key), v); err != nil {
+			return e, err
+		}
+	}
+	return e, nil
+}
+
+// VariantNames returns the variants' names in order.
+func (e Experiment) VariantNames() []string {
+	names := make([]string, len(e.Variants))
+	for i, v := range e.Variants {
+		names[i] = v.Name
+	}
+	return names
+}
+
+// Metric returns the metric with the given name.
+func (e Experiment) Metric(name string) (Metric, bool) {
+	i := slices.IndexFunc(e.Metrics, func(m Metric) bool { return m.Name == name })
+	if i < 0 {
+		return Metric{}, false
+	}
+	return e.Metrics[i], true
+}
+
+// Points returns the sweep grid: one map of swept parameter values per point,
+// the last axis varying fastest. An experiment without sweep has one empty
+// point.
+func (e Experiment) Points() []map[string]float64 {
+	points := []map[string]float64{{}}
+	for _, a := range e.Sweep {
+		next := make([]map[string]float64, 0, len(points)*len(a.Values))
+		for _, p := range points {
+			for _, v := range a.Values {
+				q := make(map[string]float64, len(p)+1)
+				for k, x := range p {
+					q[k] = x
+				}
+				q[a.Param] = v
+				next = append(next, q)
+			}
+		}
+		points = next
+	}
+	return points
+}
+
+// hashed is the part of an experiment that determines its results.
+type hashed struct {
+	Name     string
+	Platform string
+	Params   map[string]float64
+	Variants []string
+	Sweep    []Axis
+	Repeats  int
+	Seed     uint64
+	Metrics  []string
+}
+
+// Hash identifies the results of e: it covers the name, platform, parameter
+// values, variants, sweep, repeats, seed and metric names, not the prose or the
+// reference numbers.
+func (e Experiment) Hash() string {
+	h := hashed{Name: e.Name, Platform: e.Platform, Params: e.Params.Values(), Variants: e.VariantNames(), Sweep: e.Sweep, Repeats: e.Repeats, Seed: e.Seed}
+	for _, m := range e.Metrics {
+		h.Metrics = append(h.Metrics, m.Name)
+	}
+	b, err := json.Marshal(h) // map keys are sorted: canonical
+	if err != nil {
+		panic(err) // plain data always marshals
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// RunSeed derives the seed of one run from the experiment seed, the variant,
+// the sweep point index and the repeat, so that results never depend on
+// scheduling.
+func RunSeed(seed uint64, variant string, point, repeat int) uint64 {
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], seed)
+	h.Write(b[:])
+	h.Write([]byte(variant))
+	h.Write([]byte{0})
+	binary.LittleEndian.PutUint64(b[:], uint64(point))
+	h.Write(b[:])
+	binary.LittleEndian.PutUint64(b[:], uint64(repeat))
+	h.Write(b[:])
+	return binary.LittleEndian.Uint64(h.Sum(nil))
+}

@@ -1,0 +1,176 @@
+package labkit
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"math"
+	"strconv"
+	"strings"
+
+	"synclab/data"
+)
+
+// ReferenceRow is one line of data/reference/*.tsv.
+type ReferenceRow struct {
+	Experiment string
+	Reference
+}
+
+// ParseReferences parses reference TSV text (columns article, experiment,
+// variant, metric, value, unit, quote; a header line starting with
+// "article" and lines starting with # are skipped). Errors name the line.
+func ParseReferences(name, text string) ([]ReferenceRow, error) {
+	var rows []ReferenceRow
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "article\t") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 7 {
+			return nil, fmt.Errorf("%s:%d: %d columns, want 7 (article, experiment, variant, metric, value, unit, quote)", name, n, len(f))
+		}
+		v, err := strconv.ParseFloat(f[4], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: value %q is not a number", name, n, f[4])
+		}
+		rows = append(rows, ReferenceRow{Experiment: f[1], Reference: Reference{Article: f[0], Variant: f[2], Metric: f[3], Value: v, Unit: f[5], Quote: f[6]}})
+	}
+	return rows, sc.Err()
+}
+
+// AllReferences returns every embedded reference row (data/reference/*.tsv).
+func AllReferences() ([]ReferenceRow, error) {
+	files, err := fs.Glob(data.Reference, "reference/*.tsv")
+	if err != nil {
+		return nil, err
+	}
+	var all []ReferenceRow
+	for _, f := range files {
+		b, err := fs.ReadFile(data.Reference, f)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := ParseReferences(f, string(b))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, rows...)
+	}
+	return all, nil
+}
+
+// ReferencesFor returns the embedded reference numbers of an experiment. The
+// embedded files are checked by the tests, so a parse error panics.
+func ReferencesFor(experiment string) []Reference {
+	all, err := AllReferences()
+	if err != nil {
+		panic("labkit: embedded reference data: " + err.Error())
+	}
+	var out []Reference
+	for _, r := range all {
+		if r.Experiment == experiment {
+			out = append(out, r.Reference)
+		}
+	}
+	return out
+}
+
+// ClaimSide is one variant's article number next to the simulated one.
+type ClaimSide struct {
+	Variant string  `json:"variant"`
+	Article float64 `json:"article"`
+	Sim     Summary `json:"sim"`
+	// DeviationPct is 100*(simulated mean - article)/article.
+	DeviationPct float64 `json:"deviation_pct"`
+}
+
+// Claim compares an article's numbers for one metric with the simulation.
+type Claim struct {
+	Article string      `json:"article"`
+	Metric  string      `json:"metric"`
+	Unit    string      `json:"unit"`
+	Quote   string      `json:"quote"`
+	Sides   []ClaimSide `json:"sides"`
+	// Direction compares the sign of Sides[0]-Sides[1] in the article and
+	// in the simulation: "agrees", "disagrees", "unresolved" (the simulated
+	// ratio's 95% interval contains 1) or "n/a" (one side only).
+	Direction string `json:"direction"`
+	// SimRatio is Sides[0]/Sides[1] simulated, with Fieller's interval.
+	SimRatio Ratio  `json:"sim_ratio"`
+	Verdict  string `json:"verdict"`
+}
+
+// Claims compares the experiment's reference numbers with the simulated
+// means at the default sweep point, one Claim per metric, in the order the
+// references list them.
+func (r *Result) Claims() []Claim {
+	point := r.DefaultPoint()
+	var claims []Claim
+	index := map[string]int{}
+	for _, ref := range r.Experiment.Reference {
+		vals := r.Values(ref.Variant, point, ref.Metric)
+		if len(vals) == 0 {
+			continue
+		}
+		i, ok := index[ref.Metric]
+		if !ok {
+			i = len(claims)
+			index[ref.Metric] = i
+			claims = append(claims, Claim{Article: ref.Article, Metric: ref.Metric, Unit: ref.Unit, Quote: ref.Quote})
+		}
+		s := Summarize(vals)
+		claims[i].Sides = append(claims[i].Sides, ClaimSide{Variant: ref.Variant, Article: ref.Value, Sim: s, DeviationPct: 100 * (s.Mean - ref.Value) / ref.Value})
+	}
+	for i := range claims {
+		claims[i].judge(r, point)
+	}
+	return claims
+}
+
+func (c *Claim) judge(r *Result, point int) {
+	worst := 0.0
+	for _, s := range c.Sides {
+		worst = math.Max(worst, math.Abs(s.DeviationPct))
+	}
+	mag := fmt.Sprintf("off by up to %.0f%%", worst)
+	if worst <= 10 {
+		mag = "within 10%"
+	}
+	if len(c.Sides) < 2 {
+		c.Direction = "n/a"
+		c.Verdict = "one variant only: " + mag
+		return
+	}
+	a, b := c.Sides[0], c.Sides[1]
+	c.SimRatio = RatioCI(r.Values(a.Variant, point, c.Metric), r.Values(b.Variant, point, c.Metric))
+	art := sign(a.Article - b.Article)
+	sim := sign(a.Sim.Mean - b.Sim.Mean)
+	rel := map[int]string{-1: "<", 0: "=", 1: ">"}
+	switch {
+	case c.SimRatio.Lo <= 1 && c.SimRatio.Hi >= 1 && art != 0:
+		c.Direction = "unresolved"
+		c.Verdict = fmt.Sprintf("article: %s %s %s; model: difference within noise (ratio %.3g [%.3g, %.3g]); values %s", a.Variant, rel[art], b.Variant, c.SimRatio.Value, c.SimRatio.Lo, c.SimRatio.Hi, mag)
+	case art == sim && worst <= 10:
+		c.Direction = "agrees"
+		c.Verdict = "reproduced: same direction, " + mag
+	case art == sim:
+		c.Direction = "agrees"
+		c.Verdict = fmt.Sprintf("same direction (%s %s %s), magnitudes %s", a.Variant, rel[art], b.Variant, mag)
+	default:
+		c.Direction = "disagrees"
+		c.Verdict = fmt.Sprintf("contradicted: article %s %s %s, model %s %s %s", a.Variant, rel[art], b.Variant, a.Variant, rel[sim], b.Variant)
+	}
+}
+
+func sign(x float64) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}

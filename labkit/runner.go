@@ -1,0 +1,276 @@
+package labkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"synclab/sim"
+)
+
+// Run is the record of one finished run.
+type Run struct {
+	Variant string               `msgpack:"variant" json:"variant"`
+	Point   int                  `msgpack:"point" json:"point"`
+	Repeat  int                  `msgpack:"repeat" json:"repeat"`
+	Seed    uint64               `msgpack:"seed" json:"seed"`
+	Metrics map[string]float64   `msgpack:"metrics" json:"metrics"`
+	Samples map[string][]float64 `msgpack:"samples,omitempty" json:"samples,omitempty"`
+	// Trace is kept in memory only (traces are recorded on demand and
+	// never cached).
+	Trace *sim.Trace `msgpack:"-" json:"-"`
+}
+
+// Shard selects a deterministic share of an experiment's runs: the runs whose
+// job index modulo Count equals Index. The zero Shard means all runs.
+type Shard struct {
+	Index int `msgpack:"index" json:"index"`
+	Count int `msgpack:"count" json:"count"`
+}
+
+// ParseShard parses "i/n" with 0 <= i < n.
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
+		return Shard{}, fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	}
+	return sh, nil
+}
+
+func (s Shard) String() string {
+	if s.Count == 0 {
+		return "all"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+func (s Shard) has(job int) bool { return s.Count <= 1 || job%s.Count == s.Index }
+
+// Result is a (possibly partial) set of runs of one experiment definition with
+// the stamp needed to reproduce it. It is what the result store saves.
+type Result struct {
+	Format     int         `msgpack:"format" json:"format"`
+	Experiment Experiment  `msgpack:"experiment" json:"experiment"`
+	Hash       string      `msgpack:"hash" json:"hash"`
+	Code       CodeVersion `msgpack:"code" json:"code"`
+	Shard      Shard       `msgpack:"shard" json:"shard"`
+	Created    time.Time   `msgpack:"created" json:"created"`
+	WallS      float64     `msgpack:"wall_s" json:"wall_s"`
+	// Runs are in job order: variant, then sweep point, then repeat.
+	Runs []Run `msgpack:"runs" json:"runs"`
+	// Complete is true when every run of the shard finished.
+	Complete bool `msgpack:"complete" json:"complete"`
+}
+
+// RunOptions tune a run of an experiment.
+type RunOptions struct {
+	// Workers is the number of runs executed in parallel; 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// Shard restricts the runs to a share (see Shard).
+	Shard Shard
+	// Trace asks repeat 0 of every variant and point to record a trace;
+	// traced results are never read from or written to the cache.
+	Trace bool
+	// Fresh ignores cached results (they are still written).
+	Fresh bool
+	// Dir is the result store directory; "" means ResultsDir().
+	Dir string
+	// NoCache neither reads nor writes the store.
+	NoCache bool
+	// Progress reports progress; nil picks AutoProgress().
+	Progress Progress
+	// Log receives warnings (unreadable cache files); nil means os.Stderr.
+	Log io.Writer
+}
+
+type job struct{ variant, point, repeat, index int }
+
+// jobs lists the runs of e in job order, restricted to shard.
+func (e Experiment) jobs(shard Shard) []job {
+	var out []job
+	n := 0
+	points := len(e.Points())
+	for v := range e.Variants {
+		for p := 0; p < points; p++ {
+			for r := 0; r < e.Repeats; r++ {
+				if shard.has(n) {
+					out = append(out, job{v, p, r, n})
+				}
+				n++
+			}
+		}
+	}
+	return out
+}
+
+// PointParams returns every parameter value of sweep point i: the defaults (with
+// overrides) and the point's swept values.
+func (e Experiment) PointParams(i int) map[string]float64 {
+	m := e.Params.Values()
+	for k, v := range e.Points()[i] {
+		m[k] = v
+	}
+	return m
+}
+
+// Execute runs the experiment with the given run function, without the
+// cache: variants x sweep points x repeats in parallel, each with its own
+// seed (RunSeed), so the result does not depend on Workers or scheduling.
+// When ctx is cancelled, it returns the finished runs in a result with
+// Complete false, and an error wrapping ctx.Err(). A failing run stops the
+// others and is reported with its variant, point and repeat.
+func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*Result, error) {
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	jobs := e.jobs(opts.Shard)
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(jobs)))
+	prog := opts.Progress
+	if prog == nil {
+		prog = AutoProgress()
+	}
+	points := e.Points()
+	params := make([]map[string]float64, len(points))
+	for i := range points {
+		params[i] = e.PointParams(i)
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make([]*Run, len(jobs))
+	errs := make([]error, len(jobs))
+	var next atomic.Int64
+	var mu sync.Mutex
+	prog.Start(e.Name, len(jobs))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) || runCtx.Err() != nil {
+					return
+				}
+				j := jobs[i]
+				spec := RunSpec{
+					Experiment: e.Name, Variant: e.Variants[j.variant].Name, Params: cloneMap(params[j.point]),
+					Seed: RunSeed(e.Seed, e.Variants[j.variant].Name, j.point, j.repeat), Repeat: j.repeat,
+					Trace: opts.Trace && j.repeat == 0,
+				}
+				rr, err := run(runCtx, spec)
+				if err == nil {
+					err = e.checkMetrics(rr)
+				}
+				if err != nil {
+					if ctx.Err() == nil { // a real failure, not our cancellation
+						errs[i] = fmt.Errorf("experiment %s variant %s point %d repeat %d: %w", e.Name, spec.Variant, j.point, j.repeat, err)
+						cancel()
+					}
+					return
+				}
+				done[i] = &Run{Variant: spec.Variant, Point: j.point, Repeat: j.repeat, Seed: spec.Seed, Metrics: rr.Metrics, Samples: rr.Samples, Trace: rr.Trace}
+				mu.Lock()
+				prog.Step()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	prog.Finish()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	res := &Result{Format: FormatVersion, Experiment: e.Clone(), Hash: e.Hash(), Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC(), Complete: true}
+	for _, r := range done {
+		if r == nil {
+			res.Complete = false
+			continue
+		}
+		res.Runs = append(res.Runs, *r)
+	}
+	res.WallS = time.Since(start).Seconds()
+	if !res.Complete {
+		return res, fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(jobs), context.Cause(ctx))
+	}
+	return res, nil
+}
+
+func (e Experiment) checkMetrics(rr RunResult) error {
+	for _, m := range e.Metrics {
+		if _, ok := rr.Metrics[m.Name]; !ok {
+			return fmt.Errorf("run did not report metric %s", m.Name)
+		}
+	}
+	return nil
+}
+
+func cloneMap[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// RunExperiment runs e with the run function registered under its name,
+// reusing a cached result when one with the same definition hash and code
+// version exists (unless opts.Fresh, opts.NoCache or opts.Trace), and saving
+// complete results to the store. An unreadable cache file is reported on
+// opts.Log with its path and recomputed.
+func RunExperiment(ctx context.Context, e Experiment, opts RunOptions) (*Result, error) {
+	_, run, err := Lookup(e.Name)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	logw := opts.Log
+	if logw == nil {
+		logw = os.Stderr
+	}
+	useCache := !opts.NoCache && !opts.Trace
+	var path string
+	if useCache {
+		dir := opts.Dir
+		if dir == "" {
+			dir = ResultsDir()
+		}
+		path = CachePath(dir, e, opts.Shard)
+		if !opts.Fresh {
+			cached, err := Load(path)
+			switch {
+			case err == nil && cached.matches(e, opts.Shard):
+				return cached, nil
+			case err != nil && !errors.Is(err, os.ErrNotExist):
+				fmt.Fprintf(logw, "labkit: %v; recomputing\n", err)
+			}
+		}
+	}
+	res, err := Execute(ctx, e, run, opts)
+	if err != nil {
+		return res, err
+	}
+	if useCache {
+		if err := Save(path, res); err != nil {
+			fmt.Fprintf(logw, "labkit: cannot cache result: %v\n", err)
+		}
+	}
+	return res, nil
+}
+
+// matches reports whether a cached result can stand for running e now.
+func (r *Result) matches(e Experiment, shard Shard) bool {
+	return r.Complete && r.Hash == e.Hash() && r.Shard == shard && r.Code.Key() == CurrentCode().Key()
+}

@@ -1,0 +1,192 @@
+package labkit
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Summary describes a sample: size, mean, standard deviation (n-1), the 95%
+// Student-t confidence interval of the mean and a few percentiles. With
+// fewer than two values SD and the interval are NaN.
+type Summary struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"`
+	// Half is the half-width of the 95% interval; Lo and Hi its bounds.
+	Half float64 `json:"ci95"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+	Min  float64 `json:"min"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// tQuantile returns the two-sided Student-t critical value for level (0.95)
+// with df degrees of freedom.
+func tQuantile(level, df float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-level)/2)
+}
+
+// Summarize computes the Summary of xs.
+func Summarize(xs []float64) Summary {
+	s := Summary{N: len(xs), Mean: math.NaN(), SD: math.NaN(), Half: math.NaN(), Lo: math.NaN(), Hi: math.NaN(),
+		Min: math.NaN(), P50: math.NaN(), P95: math.NaN(), P99: math.NaN(), Max: math.NaN()}
+	if len(xs) == 0 {
+		return s
+	}
+	sorted := slices.Clone(xs)
+	slices.Sort(sorted)
+	s.Mean = stat.Mean(sorted, nil)
+	s.Min, s.Max = sorted[0], sorted[len(sorted)-1]
+	s.P50, s.P95, s.P99 = percentileSorted(sorted, 50), percentileSorted(sorted, 95), percentileSorted(sorted, 99)
+	if len(xs) > 1 {
+		s.SD = stat.StdDev(sorted, nil)
+		s.Half = tQuantile(0.95, float64(len(xs)-1)) * s.SD / math.Sqrt(float64(len(xs)))
+		s.Lo, s.Hi = s.Mean-s.Half, s.Mean+s.Half
+	}
+	return s
+}
+
+// Percentile returns the p-th percentile (0..100) of xs with linear
+// interpolation between order statistics (the "type 7" definition of R and
+// NumPy); NaN for an empty sample.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sorted := slices.Clone(xs)
+	slices.Sort(sorted)
+	return percentileSorted(sorted, p)
+}
+
+func percentileSorted(sorted []float64, p float64) float64 {
+	h := (float64(len(sorted)) - 1) * p / 100
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+}
+
+// Ratio is the ratio of two means with its 95% interval.
+type Ratio struct {
+	Value float64 `json:"value"`
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+	// Bounded is false when the denominator's mean is not significantly
+	// different from zero: Fieller's interval is then unbounded (Lo, Hi are
+	// -Inf, +Inf).
+	Bounded bool `json:"bounded"`
+}
+
+// RatioCI returns mean(a)/mean(b) with Fieller's 95% interval for independent
+// samples: the set of r with (ma - r*mb)^2 <= t^2 (va + r^2 vb), where va, vb
+// are the squared standard errors and t the Student-t quantile with
+// Welch-Satterthwaite degrees of freedom evaluated at the point estimate.
+// Samples of size one or without spread give a zero-width interval.
+func RatioCI(a, b []float64) Ratio {
+	ma, mb := stat.Mean(a, nil), stat.Mean(b, nil)
+	r := Ratio{Value: ma / mb, Lo: ma / mb, Hi: ma / mb, Bounded: true}
+	va, vb := sqErr(a), sqErr(b)
+	if va == 0 && vb == 0 {
+		return r
+	}
+	// Welch-Satterthwaite df of va + r^2 vb.
+	wa, wb := va, r.Value*r.Value*vb
+	df := (wa + wb) * (wa + wb) / (wa*wa/float64(max(len(a)-1, 1)) + wb*wb/float64(max(len(b)-1, 1)))
+	t2 := math.Pow(tQuantile(0.95, df), 2)
+	qa := mb*mb - t2*vb
+	qb := -2 * ma * mb
+	qc := ma*ma - t2*va
+	disc := qb*qb - 4*qa*qc
+	if qa <= 0 || disc < 0 {
+		r.Lo, r.Hi, r.Bounded = math.Inf(-1), math.Inf(1), false
+		return r
+	}
+	sq := math.Sqrt(disc)
+	r.Lo, r.Hi = (-qb-sq)/(2*qa), (-qb+sq)/(2*qa)
+	return r
+}
+
+// sqErr is the squared standard error of the mean (0 for fewer than two values).
+func sqErr(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	return stat.Variance(xs, nil) / float64(len(xs))
+}
+
+// Row is one line of the tidy results table.
+type Row struct {
+	Experiment string             `json:"experiment"`
+	Variant    string             `json:"variant"`
+	Params     map[string]float64 `json:"params"` // the swept parameters of the point
+	Point      int                `json:"point"`
+	Repeat     int                `json:"repeat"`
+	Metric     string             `json:"metric"`
+	Value      float64            `json:"value"`
+}
+
+// Tidy returns the results as a tidy table, one row per run and metric, in job
+// order and the experiment's metric order.
+func (r *Result) Tidy() []Row {
+	points := r.Experiment.Points()
+	var rows []Row
+	for _, run := range r.Runs {
+		for _, m := range r.Experiment.Metrics {
+			rows = append(rows, Row{Experiment: r.Experiment.Name, Variant: run.Variant, Params: points[run.Point],
+				Point: run.Point, Repeat: run.Repeat, Metric: m.Name, Value: run.Metrics[m.Name]})
+		}
+	}
+	return rows
+}
+
+// Values returns the metric's values over the repeats of a variant at a sweep
+// point, in repeat order.
+func (r *Result) Values(variant string, point int, metric string) []float64 {
+	var xs []float64
+	for _, run := range r.Runs {
+		if run.Variant == variant && run.Point == point {
+			xs = append(xs, run.Metrics[metric])
+		}
+	}
+	return xs
+}
+
+// Samples pools the named samples of a variant's runs at a sweep point.
+func (r *Result) Samples(variant string, point int, name string) []float64 {
+	var xs []float64
+	for _, run := range r.Runs {
+		if run.Variant == variant && run.Point == point {
+			xs = append(xs, run.Samples[name]...)
+		}
+	}
+	return xs
+}
+
+// Summary summarises a metric of a variant at a sweep point.
+func (r *Result) Summary(variant string, point int, metric string) Summary {
+	return Summarize(r.Values(variant, point, metric))
+}
+
+// DefaultPoint is the sweep point whose swept values equal the parameter
+// defaults, or point 0 when none does.
+func (r *Result) DefaultPoint() int {
+	defaults := r.Experiment.Params.Values()
+	for i, p := range r.Experiment.Points() {
+		match := true
+		for k, v := range p {
+			match = match && defaults[k] == v
+		}
+		if match {
+			return i
+		}
+	}
+	return 0
+}

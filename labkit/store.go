@@ -1,0 +1,187 @@
+package labkit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// FormatVersion is the version of the result file format.
+const FormatVersion = 1
+
+// A result file is: magic (8 bytes) | format version (uint32 LE) |
+// payload length (uint64 LE) | SHA-256 of the payload | msgpack payload.
+var magic = [8]byte{'S', 'Y', 'N', 'C', 'L', 'A', 'B', 'R'}
+
+const headerLen = 8 + 4 + 8 + sha256.Size
+
+// Errors a result file can be rejected with (wrapped with its path).
+var (
+	ErrForeign   = errors.New("not a SyncLab result file")
+	ErrTruncated = errors.New("truncated result file")
+	ErrCorrupt   = errors.New("corrupt result file (checksum or decoding failed)")
+	ErrVersion   = errors.New("result file format version not supported")
+)
+
+// Encode serialises r in the result file format.
+func Encode(r *Result) ([]byte, error) {
+	payload, err := msgpack.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Write(magic[:])
+	_ = binary.Write(&buf, binary.LittleEndian, uint32(FormatVersion))
+	_ = binary.Write(&buf, binary.LittleEndian, uint64(len(payload)))
+	sum := sha256.Sum256(payload)
+	buf.Write(sum[:])
+	buf.Write(payload)
+	return buf.Bytes(), nil
+}
+
+// Decode parses a result file's bytes, rejecting foreign, truncated, corrupt
+// and unsupported-version data with one of the Err values.
+func Decode(b []byte) (*Result, error) {
+	if len(b) < len(magic) || !bytes.Equal(b[:len(magic)], magic[:]) {
+		if len(b) < len(magic) && bytes.HasPrefix(magic[:], b) {
+			return nil, ErrTruncated
+		}
+		return nil, ErrForeign
+	}
+	if len(b) < headerLen {
+		return nil, ErrTruncated
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != FormatVersion {
+		return nil, fmt.Errorf("%w: file has %d, this build reads %d", ErrVersion, v, FormatVersion)
+	}
+	n := binary.LittleEndian.Uint64(b[12:])
+	payload := b[headerLen:]
+	switch {
+	case uint64(len(payload)) < n:
+		return nil, ErrTruncated
+	case uint64(len(payload)) > n:
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, uint64(len(payload))-n)
+	}
+	if sum := sha256.Sum256(payload); !bytes.Equal(sum[:], b[20:headerLen]) {
+		return nil, ErrCorrupt
+	}
+	var r Result
+	if err := msgpack.Unmarshal(payload, &r); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return &r, nil
+}
+
+// Save writes r to path atomically: a temporary file in the same directory,
+// fsync, then rename, so a reader never sees a partial file.
+func Save(path string, r *Result) error {
+	b, err := Encode(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // no-op after a successful rename
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename durable
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Load reads a result file; errors name the path (a missing file satisfies
+// errors.Is(err, os.ErrNotExist)).
+func Load(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// CachePath is where the store keeps the result of e (or of one shard).
+func CachePath(dir string, e Experiment, shard Shard) string {
+	name := e.Name + "-" + e.Hash()[:12]
+	if shard.Count > 1 {
+		name += fmt.Sprintf(".shard-%d-of-%d", shard.Index, shard.Count)
+	}
+	return filepath.Join(dir, name+".msgpack")
+}
+
+// Merge combines shard results of one experiment into a complete result. It
+// checks that all shards share the definition hash, that each of the n
+// shards is present exactly once and complete.
+func Merge(parts ...*Result) (*Result, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("merge: no result files")
+	}
+	first := parts[0]
+	n := max(first.Shard.Count, 1)
+	seen := make([]bool, n)
+	for _, p := range parts {
+		switch {
+		case p.Hash != first.Hash:
+			return nil, fmt.Errorf("merge: results of different definitions (%s %s vs %s %s)", first.Experiment.Name, first.Hash, p.Experiment.Name, p.Hash)
+		case max(p.Shard.Count, 1) != n:
+			return nil, fmt.Errorf("merge: shard %s does not belong to a split in %d", p.Shard, n)
+		case !p.Complete:
+			return nil, fmt.Errorf("merge: shard %s is incomplete (interrupted run)", p.Shard)
+		case seen[p.Shard.Index]:
+			return nil, fmt.Errorf("merge: shard %s given twice", p.Shard)
+		}
+		seen[p.Shard.Index] = true
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		return nil, fmt.Errorf("merge: shard %d/%d missing", i, n)
+	}
+	out := *first
+	out.Shard = Shard{}
+	out.Runs = nil
+	out.WallS = 0
+	for _, p := range parts {
+		out.Runs = append(out.Runs, p.Runs...)
+		out.WallS = max(out.WallS, p.WallS)
+	}
+	points := len(first.Experiment.Points())
+	order := map[string]int{}
+	for i, v := range first.Experiment.Variants {
+		order[v.Name] = i
+	}
+	jobIndex := func(r Run) int { return (order[r.Variant]*points+r.Point)*first.Experiment.Repeats + r.Repeat }
+	slices.SortFunc(out.Runs, func(a, b Run) int { return jobIndex(a) - jobIndex(b) })
+	if want := len(first.Experiment.jobs(Shard{})); len(out.Runs) != want {
+		return nil, fmt.Errorf("merge: %d runs, the experiment has %d", len(out.Runs), want)
+	}
+	return &out, nil
+}
