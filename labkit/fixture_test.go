@@ -20,7 +20,7 @@ func fixture() Experiment {
 		Params: platforms.Params{
 			{Key: "work", Value: 100, Unit: "cycles", Prov: platforms.CODE, Source: "fixture", Min: 1, Max: 1e6},
 			{Key: "noise", Value: 0.1, Unit: "", Prov: platforms.ASSUME, Source: "guess", Min: 0, Max: 1, Low: 0.05, High: 0.3},
-			{Key: "slowdown", Value: 1.5, Unit: "x", Prov: platforms.ASSUME, Source: "guess", Min: 0.5, Max: 4, Low: 1.2, High: 3},
+			{Key: "slowdown", Value: 1.5, Unit: "x", Prov: platforms.ASSUME, Source: "guess", Min: 0.5, Max: 4, Low: 0.8, High: 3},
 			{Key: "hz", Value: 100, Unit: "Hz", Prov: platforms.CODE, Source: "fixture", Choices: []float64{100, 250, 1000}},
 		},
 		Variants: []Variant{{Name: "fast", Doc: "fast server"}, {Name: "slow", Doc: "slow server"}},
@@ -31,8 +31,8 @@ func fixture() Experiment {
 			{Name: "ops_s", Unit: "ops/s", Better: Higher, Doc: "throughput"},
 		},
 		Reference: []Reference{
-			{Article: "fixture-article", Variant: "fast", Metric: "time_ms", Value: 0.1, Unit: "ms", Quote: "fast 0.1 ms"},
-			{Article: "fixture-article", Variant: "slow", Metric: "time_ms", Value: 0.15, Unit: "ms", Quote: "slow 0.15 ms"},
+			{Article: "fixture-article", Variant: "fast", Metric: "time_ms", Value: 0.02, Unit: "ms", Quote: "fast 0.02 ms"},
+			{Article: "fixture-article", Variant: "slow", Metric: "time_ms", Value: 0.03, Unit: "ms", Quote: "slow 0.03 ms"},
 			{Article: "fixture-article", Variant: "fast", Metric: "ops_s", Value: 5000, Unit: "ops/s", Quote: "fast 5000"},
 			{Article: "fixture-article", Variant: "slow", Metric: "ops_s", Value: 9000, Unit: "ops/s", Quote: "slow 9000"},
 		},

@@ -79,13 +79,19 @@ func Decode(b []byte) (*Result, error) {
 	return &r, nil
 }
 
-// Save writes r to path atomically: a temporary file in the same directory,
-// fsync, then rename, so a reader never sees a partial file.
+// Save writes r to path atomically (see writeAtomic), so a reader never
+// sees a partial file.
 func Save(path string, r *Result) error {
 	b, err := Encode(r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	return writeAtomic(path, b)
+}
+
+// writeAtomic writes b to a temporary file in path's directory, syncs it
+// and renames it over path.
+func writeAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -1,0 +1,185 @@
+// Command lab runs SyncLab experiments from the command line.
+//
+//	lab list                                  experiments with a one-line description
+//	lab run NAME [-set k=v]... [-variant V]... [-seed N] [-repeats N] [-json] [-o report.html] [-shard i/n] [-fresh]
+//	lab merge FILES... [-o OUT]               combine shard result files
+//	lab platforms [NAME]                      parameters with values, units, provenance and source
+//	lab bench [-json] [-peer=false]           speed figures
+//	lab report NOTEBOOK... -o DIR             execute notebooks headless and write their HTML
+//
+// Exit status: 0 success, 1 failure while running, 2 bad input, 130 interrupted.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+
+	"synclab/labkit"
+	"synclab/labkit/nbexport"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFail        = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+const usage = `usage: lab COMMAND [ARGS]
+  list                                   experiments with a one-line description
+  run NAME [flags]                       run an experiment (lab run -h for flags)
+  merge FILES... [-o OUT]                combine the result files of lab run -shard
+  platforms [NAME]                       platform parameters: value, unit, provenance, source
+  bench [-json] [-peer=false]            speed figures
+  report NOTEBOOK... -o DIR              execute notebooks headless and write their HTML
+`
+
+// usageError marks bad input (exit status 2).
+type usageError struct{ error }
+
+func badInput(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "list":
+		err = cmdList(rest, stdout)
+	case "run":
+		err = cmdRun(ctx, rest, stdout, stderr)
+	case "merge":
+		err = cmdMerge(rest, stdout, stderr)
+	case "platforms":
+		err = cmdPlatforms(rest, stdout)
+	case "bench":
+		err = cmdBench(ctx, rest, stdout, stderr)
+	case "report":
+		err = cmdReport(ctx, rest, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		err = badInput("unknown command %q\n%s", cmd, usage)
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "lab:", err)
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "lab:", err)
+		return exitInterrupted
+	default:
+		fmt.Fprintln(stderr, "lab:", err)
+		return exitFail
+	}
+}
+
+// parse parses flags that may come before, between or after positional
+// arguments, and returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("lab "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func cmdList(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return badInput("list takes no arguments")
+	}
+	cat := labkit.Catalog()
+	if len(cat) == 0 {
+		fmt.Fprintln(stdout, "no experiments registered")
+	}
+	t := labkit.Table{Header: []string{"experiment", "platform", "variants", "description"}}
+	for _, e := range cat {
+		desc, _, _ := strings.Cut(e.Description, "\n")
+		t.Rows = append(t.Rows, []string{e.Name, e.Platform, strings.Join(e.VariantNames(), ","), desc})
+	}
+	t.WriteText(stdout)
+	return nil
+}
+
+func cmdPlatforms(args []string, stdout io.Writer) error {
+	if len(args) > 1 {
+		return badInput("platforms takes at most one NAME (a platform or an experiment)")
+	}
+	groups := labkit.PlatformParams()
+	var names []string
+	for _, g := range groups {
+		names = append(names, g.Platform)
+	}
+	shown := 0
+	for _, g := range groups {
+		if len(args) == 1 && args[0] != g.Platform && !slices.Contains(g.Experiments, args[0]) {
+			continue
+		}
+		labkit.ParamsTable(fmt.Sprintf("platform %s (experiments: %s)", g.Platform, strings.Join(g.Experiments, ", ")), g.Params).WriteText(stdout)
+		fmt.Fprintln(stdout)
+		shown++
+	}
+	if len(args) == 1 && shown == 0 {
+		return badInput("unknown platform or experiment %q; platforms: %s", args[0], strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func cmdReport(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := newFlags("report", stderr)
+	out := fs.String("o", "", "output directory for the HTML files")
+	notebooks, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(notebooks) == 0 || *out == "" {
+		return badInput("usage: lab report NOTEBOOK... -o DIR")
+	}
+	return nbexport.Export(ctx, notebooks, *out)
+}

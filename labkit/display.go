@@ -1,0 +1,139 @@
+package labkit
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/janpfeifer/gonb/gonbui"
+)
+
+// EChartsCDN is where the ECharts library is fetched from when no local
+// copy exists (a visible warning says so).
+const EChartsCDN = "https://cdn.jsdelivr.net/npm/echarts@5.4.3/dist/echarts.min.js"
+
+// EChartsPath locates the local ECharts build: $SYNCLAB_ECHARTS, else
+// .tools/echarts/echarts.min.js under the repository root or a directory
+// above the working directory; "" when there is none.
+func EChartsPath() string {
+	if p := os.Getenv("SYNCLAB_ECHARTS"); p != "" {
+		return p
+	}
+	rel := filepath.Join(".tools", "echarts", "echarts.min.js")
+	if root := FindRoot(); root != "" {
+		if _, err := os.Stat(filepath.Join(root, rel)); err == nil {
+			return filepath.Join(root, rel)
+		}
+	}
+	dir, err := os.Getwd()
+	for err == nil {
+		if _, e := os.Stat(filepath.Join(dir, rel)); e == nil {
+			return filepath.Join(dir, rel)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
+// cdnLoaderJS fetches ECharts from the CDN and evaluates it with AMD and
+// CommonJS hidden, so it defines window.echarts even under require.js.
+const cdnLoaderJS = `if (!window.echarts && !window.__synclabEChartsLoading) { window.__synclabEChartsLoading = true;
+  fetch(%q).then(function (r) { return r.text(); }).then(function (t) { (new Function('define', 'module', 'exports', t)).call(window); }); }`
+
+// LibraryHTML returns the HTML that defines window.echarts once per page: the
+// local copy inlined (guarded against re-definition; AMD/CommonJS hidden so
+// classic Notebook's require.js does not capture it), or, without a local
+// copy, a visible warning and a loader that fetches it from the CDN.
+func LibraryHTML() string {
+	if p := EChartsPath(); p != "" {
+		if b, err := os.ReadFile(p); err == nil {
+			lib := strings.ReplaceAll(string(b), "</script", `<\/script`)
+			return "<script>if (!window.echarts) { (function (define, module, exports) {\n" + lib + "\n}).call(window); }</script>"
+		}
+	}
+	return `<div style="color:#b00000;font-weight:bold">SyncLab warning: no local ECharts copy (.tools/echarts/echarts.min.js; run the setup or set SYNCLAB_ECHARTS): charts load it from the CDN and need the network.</div>` +
+		"<script>" + fmt.Sprintf(cdnLoaderJS, EChartsCDN) + "</script>"
+}
+
+// HTML returns the chart's element and the script that draws it once
+// window.echarts exists (it waits for it; if the library never appears,
+// e.g. after clearing a notebook's outputs, it shows a warning and fetches
+// the library from the CDN).
+func (c *Chart) HTML() string {
+	return fmt.Sprintf(`<div id="%[1]s" class="synclab-chart" style="width:%[2]s;height:%[3]s"></div>
+<script>(function () {
+  var el = document.currentScript && document.currentScript.previousElementSibling;
+  if (!el || el.id !== %[4]q) { el = document.getElementById(%[4]q); }
+  function draw() { var chart = echarts.init(el); chart.setOption(%[5]s); }
+  if (window.echarts) { draw(); return; }
+  var tries = 0, timer = setInterval(function () {
+    if (window.echarts) { clearInterval(timer); draw(); return; }
+    if (++tries == 60) {
+      el.insertAdjacentHTML('beforebegin', '<div style="color:#b00000">SyncLab: ECharts is not on this page (outputs cleared?); call labkit.InitNotebook() to inline the local copy. Trying the CDN.</div>');
+      %[6]s
+    }
+  }, 50);
+})();</script>`, c.ID, c.Width, c.Height, c.ID, c.Option, fmt.Sprintf(cdnLoaderJS, EChartsCDN))
+}
+
+// injectedMarker is a file in the GoNB kernel's temporary directory that
+// records that this kernel session already sent the library to the page.
+func injectedMarker() string {
+	dir := os.Getenv("GONB_TMP_DIR")
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "synclab-echarts-injected")
+}
+
+// InitNotebook sends the ECharts library to the notebook page (call it in
+// a notebook's first cell; Display does it by itself the first time in a
+// kernel session).
+func InitNotebook() {
+	if !gonbui.IsNotebook {
+		return
+	}
+	gonbui.DisplayHTML(LibraryHTML())
+	if m := injectedMarker(); m != "" {
+		_ = os.WriteFile(m, nil, 0o644)
+	}
+}
+
+// Display shows charts inline in a GoNB notebook (classic Notebook,
+// JupyterLab and nbconvert's HTML export). Outside a notebook it prints
+// a hint on stderr.
+func Display(charts ...*Chart) {
+	if !gonbui.IsNotebook {
+		fmt.Fprintln(os.Stderr, "labkit.Display: not running in a GoNB notebook; use a Report to write HTML")
+		return
+	}
+	if m := injectedMarker(); m == "" {
+		InitNotebook()
+	} else if _, err := os.Stat(m); err != nil {
+		InitNotebook()
+	}
+	var b strings.Builder
+	for _, c := range charts {
+		b.WriteString(c.HTML())
+	}
+	gonbui.DisplayHTML(b.String())
+}
+
+// DisplayTable shows a table inline in a GoNB notebook.
+func DisplayTable(t Table) {
+	if gonbui.IsNotebook {
+		gonbui.DisplayHTML(tableCSS + t.HTML())
+		return
+	}
+	t.WriteText(os.Stdout)
+}
+
+const tableCSS = `<style>table.synclab{border-collapse:collapse;margin:0.5em 0;font-size:13px}
+table.synclab caption{font-weight:bold;text-align:left;padding:4px 0}
+table.synclab th,table.synclab td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+table.synclab th{background:#f3f3f3}</style>`

@@ -1,0 +1,91 @@
+package labkit
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"time"
+)
+
+// Report collects markdown text, tables and charts and writes one
+// self-contained HTML file (the ECharts library inlined).
+type Report struct {
+	Title  string
+	blocks []string
+	charts []*Chart
+}
+
+// NewReport starts a report.
+func NewReport(title string) *Report { return &Report{Title: title} }
+
+// Markdown adds text (see the Markdown function for the subset rendered).
+func (r *Report) Markdown(md string) *Report {
+	r.blocks = append(r.blocks, Markdown(md))
+	return r
+}
+
+// Table adds a table.
+func (r *Report) Table(t Table) *Report {
+	r.blocks = append(r.blocks, t.HTML())
+	return r
+}
+
+// Chart adds charts.
+func (r *Report) Chart(cs ...*Chart) *Report {
+	for _, c := range cs {
+		r.blocks = append(r.blocks, c.HTML())
+		r.charts = append(r.charts, c)
+	}
+	return r
+}
+
+// Stamp returns the reproducibility stamp of a result as markdown.
+func Stamp(res *Result) string {
+	return fmt.Sprintf("**Reproducibility:** experiment `%s`, seed `%d`, definition hash `%s`, code `%s`, %d runs (%s), computed %s.",
+		res.Experiment.Name, res.Experiment.Seed, res.Hash, res.Code, len(res.Runs), res.Shard, res.Created.Format(time.RFC3339))
+}
+
+// Result adds an experiment's result: description, reproducibility stamp,
+// parameters, the summary table, a CI bar chart per metric and the claims
+// table.
+func (r *Report) Result(res *Result) *Report {
+	e := res.Experiment
+	r.Markdown("## " + e.Name + "\n\n" + e.Description + "\n\n" + Stamp(res))
+	r.Table(SummaryTable(res))
+	for _, m := range e.Metrics {
+		r.Chart(BarsCI(res, m.Name))
+	}
+	if claims := res.Claims(); len(claims) > 0 {
+		r.Table(ClaimsTable(claims))
+	}
+	r.Table(ParamsTable("Parameters of "+e.Name+" (platform "+e.Platform+")", e.Params))
+	return r
+}
+
+// ResultReport is a report of one result.
+func ResultReport(res *Result) *Report {
+	return NewReport("SyncLab: " + res.Experiment.Name).Result(res)
+}
+
+// HTML renders the report as one HTML page that needs no network when the
+// local ECharts copy exists.
+func (r *Report) HTML() string {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html.EscapeString(r.Title) + "</title>\n")
+	b.WriteString(`<style>body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;line-height:1.45}
+code,pre{background:#f5f5f5}pre{padding:.5em;overflow:auto}.synclab-chart{margin:1em 0}</style>` + tableCSS + "\n")
+	if len(r.charts) > 0 {
+		b.WriteString(LibraryHTML() + "\n")
+	}
+	b.WriteString("</head><body>\n<h1>" + html.EscapeString(r.Title) + "</h1>\n")
+	for _, blk := range r.blocks {
+		b.WriteString(blk + "\n")
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+// WriteFile writes the report's HTML to path (atomically).
+func (r *Report) WriteFile(path string) error {
+	return writeAtomic(path, []byte(r.HTML()))
+}

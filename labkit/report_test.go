@@ -1,0 +1,146 @@
+package labkit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestReportSelfContained(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "echarts.min.js")
+	if err := os.WriteFile(lib, []byte(`/*FAKE-ECHARTS*/window.echarts={init:function(){return {setOption:function(){}}}};var s="</script>";`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SYNCLAB_ECHARTS", lib)
+	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
+	res, err := Execute(context.Background(), sweptFixture(t), fixtureRun, RunOptions{Trace: true, Progress: NoProgress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep, err := SweepLines(res, "time_ms", "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SweepLines(res, "time_ms", "noise"); err == nil {
+		t.Error("SweepLines over an unswept parameter should fail")
+	}
+	hist, cdf := SampleCharts(res, "latency_us", "us")
+	sens, err := RunSensitivity(context.Background(), fixture(), nil, RunOptions{NoCache: true, Progress: NoProgress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chartsIn := []*Chart{sweep, hist, cdf, Timeline("trace", res.Runs[0].Trace), MetricStack(res, "stack", "ms", "time_ms"), sens.Tornado("slow", "time_ms")}
+	rep := ResultReport(res).Markdown("Some *notes* with `code`.").Chart(chartsIn...).Table(sens.Table())
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := rep.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	page := string(b)
+	if !strings.Contains(page, "FAKE-ECHARTS") || strings.Count(page, "FAKE-ECHARTS") != 1 {
+		t.Error("the ECharts library must be inlined exactly once")
+	}
+	if strings.Contains(page, `var s="</script>"`) {
+		t.Error("</script inside the library must be escaped")
+	}
+	if m := regexp.MustCompile(`(?i)<script[^>]*\ssrc=`).FindString(page); m != "" {
+		t.Errorf("external script: %s", m)
+	}
+	for _, c := range append(rep.charts, chartsIn...) {
+		if !strings.Contains(page, c.Option) || !strings.Contains(page, `id="`+c.ID+`"`) {
+			t.Errorf("chart %q missing from the page", c.Title)
+		}
+	}
+	// The data itself: a mean of the summary and the trace's spans.
+	s := res.Summary("slow", 0, "time_ms")
+	for _, want := range []string{fmt.Sprint(s.Mean), `"name":"core 1 lock"`, "renderItem", "Claims: article vs simulated", "definition hash", res.Hash, "<em>notes</em>", "FAILS"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	t.Setenv("SYNCLAB_ECHARTS", filepath.Join(t.TempDir(), "none.js"))
+	if h := NewReport("x").Chart(hist).HTML(); !strings.Contains(h, "SyncLab warning: no local ECharts copy") {
+		t.Error("missing local copy must show a visible warning")
+	}
+}
+
+func TestClaims(t *testing.T) {
+	res := fixtureResult(t)
+	claims := res.Claims()
+	if len(claims) != 2 {
+		t.Fatalf("claims = %d, want 2", len(claims))
+	}
+	// time_ms: article fast 0.02 < slow 0.03; the model (slowdown 1.5) agrees within noise 10%.
+	if c := claims[0]; c.Metric != "time_ms" || c.Direction != "agrees" || !strings.HasPrefix(c.Verdict, "reproduced") {
+		t.Errorf("time_ms claim: %+v", c)
+	}
+	// ops_s: the article claims fast 5000 < slow 9000, the model the opposite.
+	if c := claims[1]; c.Metric != "ops_s" || c.Direction != "disagrees" || !strings.Contains(c.Verdict, "contradicted") {
+		t.Errorf("ops_s claim: %+v", c)
+	}
+	if d := claims[0].Sides[1].DeviationPct; !near(d, 100*(claims[0].Sides[1].Sim.Mean-0.03)/0.03, 1e-9) {
+		t.Errorf("deviation %g", d)
+	}
+}
+
+func TestEmbeddedReferences(t *testing.T) {
+	all, err := AllReferences()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"esp32-critical-section": {"total_ms", "ns_per_op", "cpu_core0_pct", "cpu_core1_pct", "max_irq_latency_us"},
+		"rk3399-spinlock-wait":   {"avg_lock_wait_ms", "throughput_ops_s", "power_mw"},
+	}
+	count := map[string]int{}
+	for _, r := range all {
+		count[r.Experiment+"/"+r.Metric]++
+	}
+	for exp, metrics := range want {
+		for _, m := range metrics {
+			if count[exp+"/"+m] != 2 {
+				t.Errorf("%s %s: %d rows, want one per variant", exp, m, count[exp+"/"+m])
+			}
+		}
+	}
+	if refs := ReferencesFor("rk3399-spinlock-wait"); len(refs) != 6 || refs[0].Variant != "wfe" || refs[0].Value != 0.12 {
+		t.Errorf("ReferencesFor rk3399: %+v", refs)
+	}
+	if _, err := ParseReferences("x.tsv", "a\tb\tc\n"); err == nil || !strings.Contains(err.Error(), "x.tsv:1") {
+		t.Errorf("bad TSV: %v", err)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"# Title", "<h1>Title</h1>\n"},
+		{"a **b** *c* `<d>`", "<p>a <strong>b</strong> <em>c</em> <code>&lt;d&gt;</code></p>\n"},
+		{"- x\n- y", "<ul>\n<li>x</li>\n<li>y</li>\n</ul>\n"},
+		{"1. x\n2. y", "<ol>\n<li>x</li>\n<li>y</li>\n</ol>\n"},
+		{"```\n<b>\n```", "<pre><code>&lt;b&gt;\n</code></pre>\n"},
+		{"[go](https://go.dev) <script>", `<p><a href="https://go.dev">go</a> &lt;script&gt;</p>` + "\n"},
+		{"[x](javascript:void)", "<p>x</p>\n"},
+	}
+	for _, tc := range tests {
+		if got := Markdown(tc.in); got != tc.want {
+			t.Errorf("Markdown(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func ExampleMarkdown() {
+	fmt.Print(Markdown("## Result\nnotify is **21%** faster"))
+	// Output:
+	// <h2>Result</h2>
+	// <p>notify is <strong>21%</strong> faster</p>
+}
+
+func ExampleExperiment_With() {
+	_, err := fixture().With("hz", 300)
+	fmt.Println(err)
+	// Output: experiment fixture-queue: parameter hz: value 300 not allowed; choose one of [100 250 1000]
+}

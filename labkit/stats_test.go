@@ -1,0 +1,83 @@
+package labkit
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestSummarizeKnownValues(t *testing.T) {
+	// Hand computation: mean 5, sd sqrt(32/7), t(0.975, 7) = 2.364624251,
+	// half-width = t * sd / sqrt(8) = 1.787488.
+	s := Summarize([]float64{2, 4, 4, 4, 5, 5, 7, 9})
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"mean", s.Mean, 5}, {"sd", s.SD, 2.138089935}, {"half", s.Half, 1.787487918},
+		{"lo", s.Lo, 5 - 1.787487918}, {"hi", s.Hi, 5 + 1.787487918},
+		{"p50", s.P50, 4.5}, {"p95", s.P95, 8.3}, {"min", s.Min, 2}, {"max", s.Max, 9},
+	}
+	for _, c := range checks {
+		if !near(c.got, c.want, 1e-6) {
+			t.Errorf("%s = %.9g, want %.9g", c.name, c.got, c.want)
+		}
+	}
+	one := Summarize([]float64{3})
+	if one.Mean != 3 || !math.IsNaN(one.Half) || !math.IsNaN(one.SD) {
+		t.Errorf("single value: %+v", one)
+	}
+	if e := Summarize(nil); e.N != 0 || !math.IsNaN(e.Mean) {
+		t.Errorf("empty: %+v", e)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	xs := []float64{9, 2, 4, 4, 5, 4, 7, 5} // unsorted on purpose
+	for _, c := range []struct{ p, want float64 }{{0, 2}, {25, 4}, {50, 4.5}, {95, 8.3}, {100, 9}} {
+		if got := Percentile(xs, c.p); !near(got, c.want, 1e-12) {
+			t.Errorf("Percentile(%g) = %g, want %g", c.p, got, c.want)
+		}
+	}
+	if !math.IsNaN(Percentile(nil, 50)) {
+		t.Error("Percentile of nothing should be NaN")
+	}
+}
+
+func TestRatioCI(t *testing.T) {
+	tests := []struct {
+		name          string
+		a, b          []float64
+		value, lo, hi float64
+		bounded       bool
+	}{
+		// No spread: a zero-width interval.
+		{"exact", []float64{10, 10, 10}, []float64{5, 5, 5}, 2, 2, 2, true},
+		// Hand computation: va = 1, vb = 0, df = 1, t = 12.7062047;
+		// |10 - 5r| <= t gives r in [(10-t)/5, (10+t)/5].
+		{"fieller", []float64{9, 11}, []float64{5}, 2, (10 - 12.70620474) / 5, (10 + 12.70620474) / 5, true},
+	}
+	for _, tc := range tests {
+		r := RatioCI(tc.a, tc.b)
+		if !near(r.Value, tc.value, 1e-9) || !near(r.Lo, tc.lo, 1e-6) || !near(r.Hi, tc.hi, 1e-6) || r.Bounded != tc.bounded {
+			t.Errorf("%s: %+v, want %g [%g, %g]", tc.name, r, tc.value, tc.lo, tc.hi)
+		}
+	}
+	if r := RatioCI([]float64{1, 2, 3}, []float64{-1, 0, 1.5}); r.Bounded || !math.IsInf(r.Hi, 1) {
+		t.Errorf("denominator around zero should give an unbounded interval: %+v", r)
+	}
+}
+
+func ExampleSummarize() {
+	s := Summarize([]float64{2, 4, 4, 4, 5, 5, 7, 9})
+	fmt.Printf("mean %.2f sd %.3f 95%% CI [%.3f, %.3f]\n", s.Mean, s.SD, s.Lo, s.Hi)
+	// Output: mean 5.00 sd 2.138 95% CI [3.213, 6.787]
+}
+
+func ExampleRatioCI() {
+	r := RatioCI([]float64{1240, 1250, 1230}, []float64{980, 990, 970})
+	fmt.Printf("ratio %.3f [%.3f, %.3f]\n", r.Value, r.Lo, r.Hi)
+	// Output: ratio 1.265 [1.239, 1.293]
+}
