@@ -1,0 +1,49 @@
+# SyncLab: `make lab` to explore, `make test` for the whole suite. See scripts/setup.sh.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT  := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+TOOLS := $(ROOT)/.tools
+# Tools built by the setup and the repo-local GoNB kernel come first.
+export PATH := $(TOOLS)/bin:$(PATH)
+export JUPYTER_PATH := $(TOOLS)/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
+
+# Overrides: make lab LAB_HOST=0.0.0.0 LAB_PORT=9999 (LAB_TOKEN is generated when empty).
+LAB_HOST ?= 127.0.0.1
+LAB_PORT ?= 8888
+export LAB_HOST LAB_PORT LAB_TOKEN
+
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+REPORTS   ?= reports
+
+.PHONY: help setup setup-test lab lab-cli test report clean-tools
+
+help:
+	@echo "make lab     install what is missing (once), then start Jupyter on notebooks/ ($(LAB_HOST):$(LAB_PORT), token auth)"
+	@echo "make test    go vet, every Go test, every notebook executed headless and its HTML checked (Chromium)"
+	@echo "make report  export every notebook to $(REPORTS)/ as self-contained HTML"
+
+setup:
+	@scripts/setup.sh
+
+setup-test:
+	@scripts/setup.sh --test
+
+# bin/lab, the CLI (`lab run`, `lab report`), on PATH inside the lab.
+lab-cli:
+	@if compgen -G 'labkit/cmd/lab/*.go' >/dev/null; then go build -o bin/lab ./labkit/cmd/lab; fi
+
+lab: setup lab-cli
+	@scripts/lab.sh
+
+test: setup-test
+	go vet ./...
+	SYNCLAB_E2E=1 go test -timeout 30m ./...
+
+report: setup lab-cli
+	bin/lab report $(NOTEBOOKS) -o $(REPORTS)
+	@echo "reports written to $(REPORTS)/"
+
+clean-tools:
+	rm -rf .tools bin

@@ -1,0 +1,149 @@
+package nbexport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ChromiumPath returns the headless browser used by CheckInChromium: $SYNCLAB_CHROMIUM, else
+// chromium (Debian), chromium-browser or google-chrome on PATH; "" when there is none.
+func ChromiumPath() string {
+	if p := os.Getenv("SYNCLAB_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// netnsWorks reports whether `unshare --net` can run a command in an empty network namespace
+// (root on Linux): the strongest way to take the network away from the browser.
+func netnsWorks(ctx context.Context) bool {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		return false
+	}
+	return exec.CommandContext(ctx, "unshare", "--net", "true").Run() == nil
+}
+
+// RenderedDOM opens a local HTML file in headless Chromium with the network off (an empty network
+// namespace when possible, and in any case a proxy that refuses every connection), lets its scripts
+// run for budget of virtual time, and returns the DOM it ended with.
+func RenderedDOM(ctx context.Context, htmlPath string, budget time.Duration) ([]byte, error) {
+	chromium := ChromiumPath()
+	if chromium == "" {
+		return nil, errors.New("no chromium found (Debian: apt-get install chromium, or set SYNCLAB_CHROMIUM)")
+	}
+	abs, err := filepath.Abs(htmlPath)
+	if err != nil {
+		return nil, err
+	}
+	profile, err := os.MkdirTemp("", "nbexport-chromium-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(profile)
+	args := []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "--user-data-dir=" + profile,
+		// Network off: every connection goes to a proxy on the discard port, which refuses it.
+		"--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+		"--virtual-time-budget=" + strconv.Itoa(int(budget.Milliseconds())),
+		"--dump-dom", "file://" + abs,
+	}
+	name := chromium
+	if netnsWorks(ctx) {
+		args = append([]string{"--net", chromium}, args...)
+		name = "unshare"
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget+90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s", chromium, err, tail(stderr.String(), 15))
+	}
+	if !bytes.Contains(stdout.Bytes(), []byte("<html")) {
+		return nil, fmt.Errorf("%s printed no DOM for %s\n%s", chromium, htmlPath, tail(stderr.String(), 15))
+	}
+	return stdout.Bytes(), nil
+}
+
+var canvasTag = regexp.MustCompile(`<canvas\b[^>]*\bwidth="(\d+)"[^>]*\bheight="(\d+)"`)
+
+// DrawnCharts checks a rendered DOM against the chart ids of the static page: each chart's element
+// must have been initialised by ECharts (_echarts_instance_) and hold a canvas of non-zero size.
+// It returns the ids that were not drawn.
+func DrawnCharts(dom []byte, ids []string) (missing []string) {
+	s := string(dom)
+	for _, id := range ids {
+		i := strings.Index(s, `id="`+id+`"`)
+		if i < 0 {
+			missing = append(missing, id+" (element gone)")
+			continue
+		}
+		start := strings.LastIndex(s[:i], "<div")
+		end := len(s)
+		if j := strings.Index(s[i:], `class="synclab-chart"`); j >= 0 {
+			if k := strings.Index(s[i+j+1:], `class="synclab-chart"`); k >= 0 {
+				end = i + j + 1 + k
+			}
+		}
+		if k := strings.Index(s[i:end], "<script"); k >= 0 {
+			end = i + k // the chart's own script follows its element
+		}
+		if start < 0 {
+			start = i
+		}
+		el := s[start:end]
+		openTag := el
+		if k := strings.Index(el, ">"); k >= 0 {
+			openTag = el[:k]
+		}
+		if !strings.Contains(openTag, "_echarts_instance_") {
+			missing = append(missing, id+" (ECharts never initialised it)")
+			continue
+		}
+		m := canvasTag.FindStringSubmatch(el)
+		if m == nil || m[1] == "0" || m[2] == "0" {
+			missing = append(missing, id+" (no drawn canvas)")
+		}
+	}
+	return missing
+}
+
+// CheckInChromium opens an exported report in headless Chromium with the network off and verifies
+// that the page has no external script and that every chart was drawn. It returns the number of
+// charts checked.
+func CheckInChromium(ctx context.Context, htmlPath string) (int, error) {
+	page, err := os.ReadFile(htmlPath)
+	if err != nil {
+		return 0, err
+	}
+	if err := Check(page); err != nil {
+		return 0, fmt.Errorf("%s: %w", htmlPath, err)
+	}
+	ids := Charts(page)
+	dom, err := RenderedDOM(ctx, htmlPath, 5*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	if missing := DrawnCharts(dom, ids); len(missing) > 0 {
+		return len(ids), fmt.Errorf("%s: %d of %d chart(s) not drawn with the network off: %s",
+			htmlPath, len(missing), len(ids), strings.Join(missing, ", "))
+	}
+	return len(ids), nil
+}

@@ -1,0 +1,539 @@
+// Package nbexport executes GoNB notebooks headless and writes self-contained HTML reports.
+//
+// Export runs `jupyter nbconvert --execute --to html` with the repository's GoNB kernel (installed
+// by scripts/setup.sh in <repo>/.tools/jupyter) and then makes the page work offline: nbconvert's
+// require.js and MathJax <script src> tags are replaced by inlined copies from <repo>/.tools (MathJax
+// only when the page contains math). The charts' ECharts library is inlined by labkit's display code.
+// Check verifies a page needs no external script; Chromium (chromium.go) verifies that every chart
+// is drawn with the network off.
+package nbexport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// KernelName is the Jupyter kernel the notebooks run on.
+const KernelName = "gonb"
+
+// DefaultCellTimeout bounds the execution of one cell; SYNCLAB_CELL_TIMEOUT (seconds) overrides it.
+const DefaultCellTimeout = 10 * time.Minute
+
+// Placeholders given to nbconvert as asset URLs and replaced by inlined scripts afterwards.
+const (
+	requireJSPlaceholder = "synclab-inline:require.js"
+	mathJaxPlaceholder   = "synclab-inline:mathjax.js"
+)
+
+// Tools locates what a headless run needs: the repository root holding .tools (built by
+// scripts/setup.sh).
+type Tools struct {
+	Root string // repository root; .tools lives under it
+}
+
+// Dir returns <root>/.tools.
+func (t Tools) Dir() string { return filepath.Join(t.Root, ".tools") }
+
+// KernelSpec returns the path of the repo-local GoNB kernel spec.
+func (t Tools) KernelSpec() string {
+	return filepath.Join(t.Dir(), "jupyter", "kernels", KernelName, "kernel.json")
+}
+
+// FindTools looks for a repository set up by scripts/setup.sh: $SYNCLAB_ROOT if set, else the
+// first directory at or above each of the given paths (and then the working directory) that holds
+// .tools/jupyter/kernels/gonb/kernel.json.
+func FindTools(near ...string) (Tools, error) {
+	if r := os.Getenv("SYNCLAB_ROOT"); r != "" {
+		t := Tools{Root: r}
+		if _, err := os.Stat(t.KernelSpec()); err != nil {
+			return Tools{}, fmt.Errorf("SYNCLAB_ROOT=%s: no GoNB kernel at %s: run scripts/setup.sh (or make lab) there first", r, t.KernelSpec())
+		}
+		return t, nil
+	}
+	if wd, err := os.Getwd(); err == nil {
+		near = append(near, wd)
+	}
+	for _, p := range near {
+		dir, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			dir = filepath.Dir(dir)
+		}
+		for {
+			t := Tools{Root: dir}
+			if _, err := os.Stat(t.KernelSpec()); err == nil {
+				return t, nil
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return Tools{}, errors.New("nbexport: no SyncLab setup found (.tools/jupyter/kernels/gonb/kernel.json) at or above the notebooks or the working directory: run scripts/setup.sh (make lab) in the repository, or set SYNCLAB_ROOT")
+}
+
+// Env returns the environment for jupyter: the repository's tools first on PATH and its kernel
+// first on JUPYTER_PATH.
+func (t Tools) Env() []string {
+	env := os.Environ()
+	set := func(k, v string) {
+		for i, kv := range env {
+			if strings.HasPrefix(kv, k+"=") {
+				env[i] = k + "=" + v
+				return
+			}
+		}
+		env = append(env, k+"="+v)
+	}
+	prepend := func(k, dir string) {
+		if old := os.Getenv(k); old != "" {
+			set(k, dir+string(os.PathListSeparator)+old)
+		} else {
+			set(k, dir)
+		}
+	}
+	prepend("PATH", filepath.Join(t.Dir(), "bin"))
+	prepend("JUPYTER_PATH", filepath.Join(t.Dir(), "jupyter"))
+	set("SYNCLAB_ROOT", t.Root)
+	set("SYNCLAB_ECHARTS", filepath.Join(t.Dir(), "echarts", "echarts.min.js"))
+	set("PYTHONUNBUFFERED", "1")
+	return env
+}
+
+// Export executes each notebook and writes outDir/<name>.html, self-contained (no CDN). It stops at
+// the first notebook that fails; the error names the notebook, the failing cell and its output.
+func Export(ctx context.Context, notebooks []string, outDir string) error {
+	if len(notebooks) == 0 {
+		return errors.New("nbexport: no notebooks given")
+	}
+	for _, nb := range notebooks {
+		if _, err := os.Stat(nb); err != nil {
+			return fmt.Errorf("nbexport: %w", err)
+		}
+	}
+	if _, err := exec.LookPath("jupyter-nbconvert"); err != nil {
+		return errors.New("nbexport: jupyter-nbconvert not found on PATH: run scripts/setup.sh (Debian: apt-get install jupyter-nbconvert jupyter-notebook)")
+	}
+	tools, err := FindTools(notebooks...)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return fmt.Errorf("nbexport: %w", err)
+	}
+	for _, nb := range notebooks {
+		if err := exportOne(ctx, tools, nb, outDir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OutputPath returns the HTML path Export writes for a notebook.
+func OutputPath(notebook, outDir string) string {
+	return filepath.Join(outDir, strings.TrimSuffix(filepath.Base(notebook), filepath.Ext(notebook))+".html")
+}
+
+func cellTimeout() time.Duration {
+	if s := os.Getenv("SYNCLAB_CELL_TIMEOUT"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return DefaultCellTimeout
+}
+
+// runMarkerEnv marks the processes of one nbconvert run (nbconvert, the kernel, its children).
+const runMarkerEnv = "SYNCLAB_NBEXPORT_RUN"
+
+// killMarked kills the processes whose environment carries this run's marker (Linux /proc; a no-op
+// elsewhere). Only processes started by this run can carry it.
+func killMarked(marker string) {
+	want := []byte(runMarkerEnv + "=" + marker + "\x00")
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// nbconvert runs jupyter nbconvert with the kernel and asset settings; it returns stderr.
+func nbconvert(ctx context.Context, tools Tools, dir string, args ...string) (string, error) {
+	base := []string{
+		"nbconvert", "--execute",
+		"--ExecutePreprocessor.kernel_name=" + KernelName,
+		fmt.Sprintf("--ExecutePreprocessor.timeout=%d", int(cellTimeout().Seconds())),
+		"--HTMLExporter.require_js_url=" + requireJSPlaceholder,
+		"--HTMLExporter.mathjax_url=" + mathJaxPlaceholder,
+	}
+	cmd := exec.CommandContext(ctx, "jupyter", append(base, args...)...)
+	cmd.Dir = dir
+	// The kernel runs in its own session (jupyter_client starts it with setsid), so it cannot be
+	// reached through nbconvert's process group. Mark everything this run starts with a unique
+	// environment variable; after nbconvert ends, whatever still carries the mark is a leftover.
+	marker := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	cmd.Env = append(tools.Env(), runMarkerEnv+"="+marker)
+	// On cancellation, interrupt nbconvert first so nbclient shuts the kernel down cleanly.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdout = &stderr
+	err := cmd.Run()
+	killMarked(marker)
+	if ctx.Err() != nil {
+		return stderr.String(), ctx.Err()
+	}
+	return stderr.String(), err
+}
+
+func exportOne(ctx context.Context, tools Tools, notebook, outDir string) error {
+	abs, err := filepath.Abs(notebook)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "nbexport-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+	start := time.Now()
+	log, err := nbconvert(ctx, tools, filepath.Dir(abs), "--to", "html", "--output-dir", tmp, "--output", name, abs)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("nbexport: %s: interrupted after %s: %w", notebook, time.Since(start).Round(time.Second), ctx.Err())
+		}
+		return fmt.Errorf("nbexport: %s: %s", notebook, diagnose(ctx, tools, abs, log))
+	}
+	page, err := os.ReadFile(filepath.Join(tmp, name+".html"))
+	if err != nil {
+		return fmt.Errorf("nbexport: %s: nbconvert wrote no HTML: %w\n%s", notebook, err, tail(log, 20))
+	}
+	page, err = inlineAssets(tools, page)
+	if err != nil {
+		return fmt.Errorf("nbexport: %s: %w", notebook, err)
+	}
+	out := OutputPath(notebook, outDir)
+	if err := os.WriteFile(out, page, 0o644); err != nil {
+		return fmt.Errorf("nbexport: %w", err)
+	}
+	if err := Check(page); err != nil {
+		return fmt.Errorf("nbexport: %s (written to %s): %w", notebook, out, err)
+	}
+	return nil
+}
+
+var (
+	requireTag = regexp.MustCompile(`<script src="` + regexp.QuoteMeta(requireJSPlaceholder) + `">\s*</script>`)
+	// nbconvert's mathjax macro: the loader tag, then an inline MathJax 2 configuration.
+	mathJaxBlock = regexp.MustCompile(`(?s)<!-- Load mathjax -->\s*<script src="` + regexp.QuoteMeta(mathJaxPlaceholder) +
+		`">\s*</script>.*?<!-- End of mathjax configuration -->`)
+	scriptOrStyle = regexp.MustCompile(`(?is)<script\b.*?</script>|<style\b.*?</style>`)
+	// $...$ as pandoc reads it: no space inside either dollar, no digit right after the closing one.
+	mathSyntax = regexp.MustCompile(`\$\$|\\\(|\\\[|\\begin\{|\$[^\s$<>]([^$<>\n]*[^\s$<>\\])?\$([^0-9]|$)`)
+)
+
+// mathJaxConfig configures MathJax 3 like nbconvert's MathJax 2 setup (TeX delimiters, AMS numbering).
+const mathJaxConfig = `<script>window.MathJax = {
+  tex: {inlineMath: [['$', '$'], ['\\(', '\\)']], displayMath: [['$$', '$$'], ['\\[', '\\]']],
+        processEscapes: true, processEnvironments: true, tags: 'ams'},
+  svg: {fontCache: 'global'}
+};</script>
+`
+
+// inlineScript returns a <script> element holding the file's code.
+func inlineScript(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%w (run scripts/setup.sh to fetch the offline assets)", err)
+	}
+	return "<script>\n" + strings.ReplaceAll(string(b), "</script", `<\/script`) + "\n</script>", nil
+}
+
+// NeedsMath reports whether a page's text (outside scripts and styles) contains TeX math.
+func NeedsMath(page []byte) bool {
+	return mathSyntax.Match(scriptOrStyle.ReplaceAll(page, nil))
+}
+
+// inlineAssets replaces nbconvert's require.js and MathJax loaders by inlined local copies; MathJax
+// is dropped when the page has no math.
+func inlineAssets(tools Tools, page []byte) ([]byte, error) {
+	if !requireTag.Match(page) {
+		return nil, errors.New("nbconvert output has no require.js loader to inline (template changed?)")
+	}
+	req, err := inlineScript(filepath.Join(tools.Dir(), "requirejs", "require.js"))
+	if err != nil {
+		return nil, err
+	}
+	page = requireTag.ReplaceAllLiteral(page, []byte(req))
+	if !mathJaxBlock.Match(page) {
+		return nil, errors.New("nbconvert output has no MathJax loader to replace (template changed?)")
+	}
+	mj := "<!-- MathJax omitted: no math on this page -->"
+	if NeedsMath(page) {
+		s, err := inlineScript(filepath.Join(tools.Dir(), "mathjax", "tex-svg.js"))
+		if err != nil {
+			return nil, err
+		}
+		mj = mathJaxConfig + s
+	}
+	return mathJaxBlock.ReplaceAllLiteral(page, []byte(mj)), nil
+}
+
+var (
+	scriptSrc   = regexp.MustCompile(`(?is)<script\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)`)
+	linkHref    = regexp.MustCompile(`(?is)<link\b[^>]*\bhref\s*=\s*["']?(https?:[^"'\s>]+|//[^"'\s>]+)`)
+	chartDiv    = regexp.MustCompile(`<div id="([^"]+)" class="synclab-chart"`)
+	echartsLib  = []byte(`.echarts={})}`) // the UMD header of the inlined ECharts build
+	cdnFallback = []byte("SyncLab warning: no local ECharts copy")
+)
+
+// Charts returns the ids of the charts (labkit's <div class="synclab-chart">) in a page.
+func Charts(page []byte) []string {
+	var ids []string
+	for _, m := range chartDiv.FindAllSubmatch(page, -1) {
+		ids = append(ids, string(m[1]))
+	}
+	return ids
+}
+
+// Check verifies that a page needs no network: no <script src> other than data: URLs, no
+// stylesheet from the web, and, when it has charts, the ECharts library inlined.
+func Check(page []byte) error {
+	var problems []string
+	for _, m := range scriptSrc.FindAllSubmatch(page, -1) {
+		if src := string(m[1]); !strings.HasPrefix(src, "data:") {
+			problems = append(problems, "external script "+src)
+		}
+	}
+	for _, m := range linkHref.FindAllSubmatch(page, -1) {
+		problems = append(problems, "external stylesheet/link "+string(m[1]))
+	}
+	if n := len(Charts(page)); n > 0 {
+		if !bytes.Contains(page, echartsLib) {
+			problems = append(problems, fmt.Sprintf("%d chart(s) but no inlined ECharts library", n))
+		}
+	}
+	if bytes.Contains(page, cdnFallback) {
+		problems = append(problems, "labkit fell back to the ECharts CDN (no local copy when the notebook ran)")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("page is not self-contained: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// cellErrorRE finds nbclient's CellExecutionError report: the cell source between dashed lines,
+// then the kernel's error.
+var cellErrorRE = regexp.MustCompile(`(?s)An error occurred while executing the following cell:\n-{18}\n(.*?)\n-{18}\n(.*)`)
+
+// diagnose turns a failed nbconvert run into a message naming the failing cell and its output. The
+// kernel's error reply only says "exit status 2": the real output (compiler errors, panics) is in the
+// cell's outputs, so the notebook is re-run up to that cell with errors allowed to capture them.
+func diagnose(ctx context.Context, tools Tools, notebook, log string) string {
+	m := cellErrorRE.FindStringSubmatch(log)
+	if m == nil {
+		if strings.Contains(log, "No such kernel named") {
+			return "the GoNB kernel is not installed: run scripts/setup.sh\n" + tail(log, 10)
+		}
+		if strings.Contains(log, "Timeout") || strings.Contains(log, "timed out") {
+			return fmt.Sprintf("a cell timed out (limit %s; SYNCLAB_CELL_TIMEOUT sets it in seconds)\n%s", cellTimeout(), tail(log, 15))
+		}
+		return "nbconvert failed:\n" + tail(log, 30)
+	}
+	source, reply := m[1], strings.TrimSpace(firstLines(m[2], 5))
+	idx, outputs, err := failingCellOutputs(ctx, tools, notebook, source)
+	where := "a cell"
+	if idx.valid() {
+		where = fmt.Sprintf("cell %d (code cell #%d, counting from 1)", idx.cell, idx.code)
+	}
+	msg := fmt.Sprintf("%s failed: %s\n--- cell source ---\n%s\n", where, reply, source)
+	switch {
+	case err != nil:
+		msg += "--- (could not capture the cell's output: " + err.Error() + ")\n"
+	case strings.TrimSpace(outputs) != "":
+		msg += "--- cell output ---\n" + tail(outputs, 40) + "\n"
+	}
+	return msg
+}
+
+type cellIndex struct{ cell, code int }
+
+func (c cellIndex) valid() bool { return c.cell >= 0 }
+
+// failingCellOutputs re-executes the notebook up to the first code cell with the given source
+// (errors allowed) and returns the text of that cell's outputs.
+func failingCellOutputs(ctx context.Context, tools Tools, notebook, source string) (cellIndex, string, error) {
+	none := cellIndex{-1, -1}
+	raw, err := os.ReadFile(notebook)
+	if err != nil {
+		return none, "", err
+	}
+	var nb map[string]any
+	if err := json.Unmarshal(raw, &nb); err != nil {
+		return none, "", err
+	}
+	cells, _ := nb["cells"].([]any)
+	idx, code := -1, 0
+	for i, c := range cells {
+		cell, _ := c.(map[string]any)
+		if cell["cell_type"] != "code" {
+			continue
+		}
+		code++
+		if strings.TrimSpace(joinSource(cell["source"])) == strings.TrimSpace(source) {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return none, "", errors.New("failing cell not found in the notebook")
+	}
+	ci := cellIndex{idx + 1, code}
+	nb["cells"] = cells[:idx+1]
+	trimmed, err := json.Marshal(nb)
+	if err != nil {
+		return ci, "", err
+	}
+	tmp, err := os.MkdirTemp("", "nbexport-diag-")
+	if err != nil {
+		return ci, "", err
+	}
+	defer os.RemoveAll(tmp)
+	// Same directory as the notebook so relative paths resolve as in the failed run.
+	in := filepath.Join(filepath.Dir(notebook), ".nbexport-diagnose-"+filepath.Base(tmp)+".ipynb")
+	if err := os.WriteFile(in, trimmed, 0o644); err != nil {
+		return ci, "", err
+	}
+	defer os.Remove(in)
+	if log, err := nbconvert(ctx, tools, filepath.Dir(notebook), "--to", "notebook", "--allow-errors",
+		"--output-dir", tmp, "--output", "out", in); err != nil {
+		return ci, "", fmt.Errorf("%v\n%s", err, tail(log, 10))
+	}
+	outRaw, err := os.ReadFile(filepath.Join(tmp, "out.ipynb"))
+	if err != nil {
+		return ci, "", err
+	}
+	var executed struct {
+		Cells []struct {
+			Outputs []struct {
+				OutputType string         `json:"output_type"`
+				Name       string         `json:"name"`
+				Text       any            `json:"text"`
+				Data       map[string]any `json:"data"`
+				EName      string         `json:"ename"`
+				EValue     string         `json:"evalue"`
+			} `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(outRaw, &executed); err != nil {
+		return ci, "", err
+	}
+	if len(executed.Cells) <= idx {
+		return ci, "", errors.New("re-run lost the failing cell")
+	}
+	var b strings.Builder
+	for _, o := range executed.Cells[idx].Outputs {
+		switch o.OutputType {
+		case "stream":
+			b.WriteString(joinSource(o.Text))
+		case "error":
+			fmt.Fprintf(&b, "%s: %s\n", o.EName, o.EValue)
+		default:
+			if t, ok := o.Data["text/plain"]; ok {
+				b.WriteString(joinSource(t) + "\n")
+			} else if h, ok := o.Data["text/html"]; ok {
+				b.WriteString(htmlToText(joinSource(h)) + "\n")
+			}
+		}
+	}
+	return ci, stripANSI(b.String()), nil
+}
+
+// joinSource joins nbformat's multiline strings (a string or a list of strings).
+func joinSource(v any) string {
+	switch s := v.(type) {
+	case string:
+		return s
+	case []any:
+		var b strings.Builder
+		for _, x := range s {
+			if xs, ok := x.(string); ok {
+				b.WriteString(xs)
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+var (
+	tagRE       = regexp.MustCompile(`(?s)<[^>]*>`)
+	blankLines  = regexp.MustCompile(`\n\s*\n+`)
+	ansiRE      = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+	htmlEntity  = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&#34;", `"`, "&quot;", `"`, "&#39;", "'", "&nbsp;", " ")
+	errContextR = regexp.MustCompile(`(?s)<div class="gonb-err-context">.*?</div>`)
+)
+
+// htmlToText reduces an HTML output (such as GoNB's error display) to its text.
+func htmlToText(h string) string {
+	h = scriptOrStyle.ReplaceAllString(h, "")
+	h = errContextR.ReplaceAllString(h, "")
+	h = strings.NewReplacer("<br>", "\n", "<br/>", "\n", "</div>", "\n", "</p>", "\n").Replace(h)
+	h = htmlEntity.Replace(tagRE.ReplaceAllString(h, ""))
+	return strings.TrimSpace(blankLines.ReplaceAllString(h, "\n"))
+}
+
+func stripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
+
+// tail returns the last n lines of s that are not kernel log lines (klog) or Go stack frames of the
+// kernel's own shutdown.
+func tail(s string, n int) string {
+	var keep []string
+	klog := regexp.MustCompile(`^[IWEF]\d{4} \d`)
+	for _, l := range strings.Split(stripANSI(s), "\n") {
+		if klog.MatchString(l) {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	if len(keep) > n {
+		keep = keep[len(keep)-n:]
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,430 @@
+package nbexport
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// e2e reports whether make test asked for the end-to-end tests: then a missing Jupyter, kernel or
+// (on CI) Chromium is a failure, not a skip.
+func e2e() bool { return os.Getenv("SYNCLAB_E2E") == "1" }
+
+// needJupyter skips (or, under SYNCLAB_E2E=1, fails) when Jupyter or the setup is missing.
+func needJupyter(t *testing.T) Tools {
+	t.Helper()
+	miss := func(why string) {
+		t.Helper()
+		if e2e() {
+			t.Fatalf("SYNCLAB_E2E=1 but %s (run scripts/setup.sh)", why)
+		}
+		t.Skip(why + "; run scripts/setup.sh and set SYNCLAB_E2E=1 to require this test")
+	}
+	if _, err := exec.LookPath("jupyter-nbconvert"); err != nil {
+		miss("jupyter-nbconvert is not installed")
+	}
+	tools, err := FindTools()
+	if err != nil {
+		miss(err.Error())
+	}
+	return tools
+}
+
+// needChromium skips when there is no chromium, except on CI (CI=true) with SYNCLAB_E2E=1, where
+// the setup installs it.
+func needChromium(t *testing.T) {
+	t.Helper()
+	if ChromiumPath() != "" {
+		return
+	}
+	if e2e() && os.Getenv("CI") == "true" {
+		t.Fatal("CI with SYNCLAB_E2E=1 but no chromium: scripts/setup.sh --test installs it")
+	}
+	t.Skip("no chromium: headless report check skipped (apt-get install chromium)")
+}
+
+func writeNotebook(t *testing.T, dir, name string, cells ...map[string]any) string {
+	t.Helper()
+	for i, c := range cells {
+		c["id"] = "c" + string(rune('a'+i))
+		c["metadata"] = map[string]any{}
+		if c["cell_type"] == "code" {
+			c["outputs"] = []any{}
+			c["execution_count"] = nil
+		}
+	}
+	nb := map[string]any{
+		"nbformat": 4, "nbformat_minor": 5,
+		"metadata": map[string]any{"kernelspec": map[string]any{"name": "gonb", "display_name": "Go (gonb)", "language": "go"}},
+		"cells":    cells,
+	}
+	b, err := json.Marshal(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func code(src string) map[string]any { return map[string]any{"cell_type": "code", "source": src} }
+func markdown(src string) map[string]any {
+	return map[string]any{"cell_type": "markdown", "source": src}
+}
+
+func TestCheck(t *testing.T) {
+	lib := "<script>!function(t,e){e((t=self).echarts={})}(this,function(t){});</script>"
+	chart := `<div id="c1" class="synclab-chart" style="width:600px;height:400px"></div>`
+	cases := []struct {
+		name, page string
+		wantErr    string
+	}{
+		{"inline only", "<html><script>var a=1</script><p>x</p></html>", ""},
+		{"data url", `<script src="data:text/javascript;base64,dmFyIGE9MQ=="></script>`, ""},
+		{"cdn script", `<script src="https://cdn.jsdelivr.net/npm/echarts@5.4.3/dist/echarts.min.js"></script>`, "external script https://cdn.jsdelivr.net"},
+		{"protocol-relative", `<script type="text/javascript" src='//cdnjs.cloudflare.com/x.js'></script>`, "external script //cdnjs"},
+		{"local file", `<script src="file:///usr/share/javascript/requirejs/require.min.js"></script>`, "external script file:///usr/share"},
+		{"placeholder left", `<script src="` + requireJSPlaceholder + `"></script>`, "external script synclab-inline"},
+		{"web stylesheet", `<link rel="stylesheet" href="https://fonts.example.com/a.css">`, "external stylesheet"},
+		{"chart with library", lib + chart, ""},
+		{"chart without library", chart, "1 chart(s) but no inlined ECharts library"},
+		{"cdn fallback", lib + chart + `<div>SyncLab warning: no local ECharts copy (...)</div>`, "fell back to the ECharts CDN"},
+	}
+	for _, c := range cases {
+		err := Check([]byte(c.page))
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s: unexpected error %v", c.name, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%s: error %v, want it to mention %q", c.name, err, c.wantErr)
+		}
+	}
+}
+
+func TestNeedsMath(t *testing.T) {
+	for page, want := range map[string]bool{
+		"<p>energy $E = P t$ per wake-up</p>":                 true,
+		"<p>$$\\sum_i t_i$$</p>":                              true,
+		"<p>inline \\(x^2\\)</p>":                             true,
+		"<p>costs $5 and $6</p>":                              false, // no closing pair on one token run
+		"<p>plain text</p><script>var s = '$x$';</script>":    false,
+		"<style>.a{content:'$a$'}</style><p>no math here</p>": false,
+		"<p>\\begin{align} a &= b \\end{align}</p>":           true,
+		"<pre>price: 3 $</pre>":                               false,
+	} {
+		if got := NeedsMath([]byte(page)); got != want {
+			t.Errorf("NeedsMath(%q) = %v, want %v", page, got, want)
+		}
+	}
+}
+
+// fakeTools makes a .tools tree with small stand-ins for the assets.
+func fakeTools(t *testing.T) Tools {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		".tools/requirejs/require.js":             "var requirejs='REQUIRE-STANDIN'; // </script> must be escaped",
+		".tools/mathjax/tex-svg.js":               "var MathJaxStandIn=1;",
+		".tools/jupyter/kernels/gonb/kernel.json": "{}",
+		".tools/echarts/echarts.min.js":           "x",
+	}
+	for p, s := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Tools{Root: root}
+}
+
+// nbconvertPage mimics the parts of nbconvert's lab template that inlineAssets rewrites.
+func nbconvertPage(body string) string {
+	return `<html><head><title>t</title><script src="` + requireJSPlaceholder + `"></script>
+<style>.x{}</style>
+<!-- Load mathjax -->
+    <script src="` + mathJaxPlaceholder + `"> </script>
+    <!-- MathJax configuration -->
+    <script type="text/x-mathjax-config">
+    init_mathjax = function() { if (window.MathJax) { MathJax.Hub.Config({}); } }
+    init_mathjax();
+    </script>
+    <!-- End of mathjax configuration --></head><body>` + body + `</body></html>`
+}
+
+func TestInlineAssets(t *testing.T) {
+	tools := fakeTools(t)
+
+	out, err := inlineAssets(tools, []byte(nbconvertPage("<p>no math</p>")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	if !strings.Contains(s, "REQUIRE-STANDIN") || strings.Contains(s, "// </script> must") {
+		t.Errorf("require.js not inlined with </script escaped:\n%s", s)
+	}
+	if strings.Contains(s, "MathJaxStandIn") || strings.Contains(s, "MathJax.Hub") {
+		t.Errorf("MathJax kept on a page without math:\n%s", s)
+	}
+	if err := Check(out); err != nil {
+		t.Errorf("inlined page fails Check: %v", err)
+	}
+
+	out, err = inlineAssets(tools, []byte(nbconvertPage(`<p>latency $L = t_1 - t_0$</p>`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = string(out)
+	if !strings.Contains(s, "MathJaxStandIn") || !strings.Contains(s, "window.MathJax = {") {
+		t.Errorf("MathJax 3 not inlined on a page with math:\n%s", s)
+	}
+	if strings.Contains(s, "MathJax.Hub") {
+		t.Errorf("nbconvert's MathJax 2 configuration left in place")
+	}
+	if err := Check(out); err != nil {
+		t.Errorf("inlined page fails Check: %v", err)
+	}
+
+	if _, err := inlineAssets(tools, []byte("<html>other template</html>")); err == nil {
+		t.Error("a page without nbconvert's loaders must be an error, not silently pass")
+	}
+	if err := os.Remove(filepath.Join(tools.Dir(), "requirejs", "require.js")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inlineAssets(tools, []byte(nbconvertPage(""))); err == nil || !strings.Contains(err.Error(), "setup.sh") {
+		t.Errorf("missing require.js: error %v, want a hint to run setup.sh", err)
+	}
+}
+
+func TestFindTools(t *testing.T) {
+	tools := fakeTools(t)
+	deep := filepath.Join(tools.Root, "notebooks", "sub")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nb := filepath.Join(deep, "x.ipynb")
+	if err := os.WriteFile(nb, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SYNCLAB_ROOT", "")
+	got, err := FindTools(nb)
+	if err != nil || got.Root != tools.Root {
+		t.Fatalf("FindTools(%s) = %v, %v; want root %s", nb, got, err, tools.Root)
+	}
+	t.Setenv("SYNCLAB_ROOT", t.TempDir())
+	if _, err := FindTools(nb); err == nil || !strings.Contains(err.Error(), "SYNCLAB_ROOT") {
+		t.Errorf("SYNCLAB_ROOT without a kernel: error %v, want it to name SYNCLAB_ROOT", err)
+	}
+	t.Setenv("SYNCLAB_ROOT", tools.Root)
+	if got, err := FindTools(); err != nil || got.Root != tools.Root {
+		t.Errorf("FindTools with SYNCLAB_ROOT = %v, %v", got, err)
+	}
+	env := strings.Join(got.Env(), "\n")
+	for _, want := range []string{"PATH=" + filepath.Join(tools.Root, ".tools", "bin") + ":", "JUPYTER_PATH=" + filepath.Join(tools.Root, ".tools", "jupyter")} {
+		if !strings.Contains(env, want) {
+			t.Errorf("Env lacks %q", want)
+		}
+	}
+}
+
+func TestDrawnCharts(t *testing.T) {
+	dom := `<html><body>
+<div id="a" class="synclab-chart" style="width:600px" _echarts_instance_="ec_1"><div><canvas data-zr-dom-id="zr_0" width="600" height="400"></canvas></div></div><script>draw a</script>
+<div id="b" class="synclab-chart" style="width:600px"></div><script>draw b</script>
+<div id="c" class="synclab-chart" style="width:600px" _echarts_instance_="ec_2"><div></div></div><script>draw c</script>
+<div id="d" class="synclab-chart" _echarts_instance_="ec_3"><canvas width="0" height="0"></canvas></div>
+</body></html>`
+	got := strings.Join(DrawnCharts([]byte(dom), []string{"a", "b", "c", "d", "e"}), "|")
+	want := "b (ECharts never initialised it)|c (no drawn canvas)|d (no drawn canvas)|e (element gone)"
+	if got != want {
+		t.Errorf("DrawnCharts missing = %q\nwant %q", got, want)
+	}
+}
+
+func TestHTMLToText(t *testing.T) {
+	h := `<style>.gonb-err{}</style><div class="gonb-err"><span>main.go:3: undefined: &lt;foo&gt;</span><br>next</div>`
+	if got, want := htmlToText(h), "main.go:3: undefined: <foo>\nnext"; got != want {
+		t.Errorf("htmlToText = %q, want %q", got, want)
+	}
+}
+
+// TestExport runs a small notebook through the real kernel: it must see the repository's module,
+// render math offline and produce a page with no external script.
+func TestExport(t *testing.T) {
+	needJupyter(t)
+	dir := t.TempDir()
+	nb := writeNotebook(t, dir, "small.ipynb",
+		markdown("# Small\n\nEnergy is $E = \\int P\\,dt$."),
+		code("var Answer = 42 // parameters"),
+		code("import \"synclab/platforms\"\n\n%%\nfmt.Println(\"provenance:\", platforms.MEAS, Answer)"),
+	)
+	out := filepath.Join(dir, "out")
+	if err := Export(context.Background(), []string{nb}, out); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(OutputPath(nb, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	if !strings.Contains(s, "provenance: MEAS 42") {
+		t.Error("cell output (from the repository's platforms package) missing from the report")
+	}
+	if !strings.Contains(s, "window.MathJax = {") || !strings.Contains(s, "MathJax") {
+		t.Error("MathJax not inlined although the page has math")
+	}
+	if !strings.Contains(s, "requirejs") {
+		t.Error("require.js not inlined")
+	}
+	if err := Check(page); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestExportFailingCell: a failing cell fails the export, and the error names the notebook, the
+// cell and what the cell printed.
+func TestExportFailingCell(t *testing.T) {
+	needJupyter(t)
+	dir := t.TempDir()
+	cases := []struct {
+		name, src string
+		want      []string
+	}{
+		{"panics.ipynb", "%%\npanic(\"boom from the test cell\")", []string{"panics.ipynb", "code cell #2", "panic: boom from the test cell"}},
+		{"nocompile.ipynb", "%%\nx := undefinedThing + 1\nfmt.Println(x)", []string{"nocompile.ipynb", "code cell #2", "undefined: undefinedThing"}},
+	}
+	for _, c := range cases {
+		nb := writeNotebook(t, dir, c.name, code("%%\nfmt.Println(\"first cell ok\")"), code(c.src), code("%%\nfmt.Println(\"never runs\")"))
+		err := Export(context.Background(), []string{nb}, filepath.Join(dir, "out"))
+		if err == nil {
+			t.Errorf("%s: export succeeded despite a failing cell", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error does not mention %q:\n%v", c.name, w, err)
+			}
+		}
+		if _, statErr := os.Stat(OutputPath(nb, filepath.Join(dir, "out"))); statErr == nil {
+			t.Errorf("%s: a report was written for a failed notebook", c.name)
+		}
+	}
+}
+
+func TestExportCancel(t *testing.T) {
+	needJupyter(t)
+	dir := t.TempDir()
+	nb := writeNotebook(t, dir, "slow.ipynb", code("%%\ntime.Sleep(time.Minute)"))
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := Export(ctx, []string{nb}, filepath.Join(dir, "out"))
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("cancelled export: error %v, want an interruption", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("cancellation took %s", d)
+	}
+}
+
+// TestChromiumCheck: a page with the inlined ECharts draws its chart with the network off; the same
+// chart loading ECharts from a CDN does not, and the check says so.
+func TestChromiumCheck(t *testing.T) {
+	needChromium(t)
+	tools, err := FindTools()
+	if err != nil {
+		t.Skip(err)
+	}
+	lib, err := inlineScript(filepath.Join(tools.Dir(), "echarts", "echarts.min.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := `<div id="chart-1" class="synclab-chart" style="width:600px;height:300px"></div>
+<script>echarts.init(document.getElementById('chart-1')).setOption({xAxis:{data:['a','b']},yAxis:{},series:[{type:'bar',data:[1,2]}]});</script>`
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.html")
+	bad := filepath.Join(dir, "cdn.html")
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(good, []byte("<!DOCTYPE html><html><head>"+lib+"</head><body>"+chart+"</body></html>"), 0o644))
+	must(os.WriteFile(bad, []byte(`<!DOCTYPE html><html><head><script src="https://cdn.jsdelivr.net/npm/echarts@5.4.3/dist/echarts.min.js"></script></head><body>`+chart+"</body></html>"), 0o644))
+
+	if n, err := CheckInChromium(context.Background(), good); err != nil || n != 1 {
+		t.Errorf("inlined chart: %d chart(s), err %v; want 1 drawn", n, err)
+	}
+	// Bypass the static check to prove the browser itself cannot reach the CDN.
+	dom, err := RenderedDOM(context.Background(), bad, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing := DrawnCharts(dom, []string{"chart-1"}); len(missing) != 1 {
+		t.Errorf("chart loading ECharts from a CDN was drawn with the network off (missing=%v)", missing)
+	}
+	if _, err := CheckInChromium(context.Background(), bad); err == nil {
+		t.Error("CheckInChromium passed a page with an external script")
+	}
+}
+
+// TestNotebooks executes every notebook in notebooks/ headless (make test sets SYNCLAB_E2E=1), fails
+// on any cell error, checks each report is self-contained, and, with chromium, that every chart is
+// drawn with the network off. Reports go to $SYNCLAB_REPORTS_DIR when set.
+func TestNotebooks(t *testing.T) {
+	if !e2e() {
+		t.Skip("set SYNCLAB_E2E=1 (make test does) to execute every notebook")
+	}
+	tools := needJupyter(t)
+	nbs, err := filepath.Glob(filepath.Join(tools.Root, "notebooks", "*.ipynb"))
+	if err != nil || len(nbs) == 0 {
+		t.Fatalf("no notebooks in %s/notebooks (%v)", tools.Root, err)
+	}
+	out := os.Getenv("SYNCLAB_REPORTS_DIR")
+	if out == "" {
+		out = t.TempDir()
+	}
+	haveChromium := ChromiumPath() != ""
+	if !haveChromium {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but no chromium: scripts/setup.sh --test installs it")
+		}
+		t.Log("no chromium: the headless chart check is skipped (apt-get install chromium)")
+	}
+	for _, nb := range nbs {
+		t.Run(filepath.Base(nb), func(t *testing.T) {
+			start := time.Now()
+			if err := Export(context.Background(), []string{nb}, out); err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			if took > 2*time.Minute {
+				t.Errorf("took %s; every notebook must execute in under 2 minutes", took.Round(time.Second))
+			}
+			html := OutputPath(nb, out)
+			page, err := os.ReadFile(html)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Check(page); err != nil {
+				t.Fatal(err)
+			}
+			charts := len(Charts(page))
+			if haveChromium {
+				if _, err := CheckInChromium(context.Background(), html); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("%s: executed and exported in %s, %d chart(s), %d KB", filepath.Base(nb), took.Round(100*time.Millisecond), charts, len(page)/1024)
+		})
+	}
+}
