@@ -4,7 +4,10 @@
 // registers, interrupts and timers, energy. It knows nothing of any OS.
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Time is simulated time in picoseconds. An int64 covers 106 days.
 type Time int64
@@ -51,12 +54,20 @@ type Clock struct {
 	Hz int64
 }
 
-// Cycles returns the duration of n cycles.
+// Cycles returns the duration of n cycles (n >= 0).
 func (c Clock) Cycles(n int64) Time {
-	return Time((n*int64(Second) + c.Hz/2) / c.Hz)
+	if n < 1<<23 { // n*1e12 fits in an int64
+		return Time((n*int64(Second) + c.Hz/2) / c.Hz)
+	}
+	hi, lo := bits.Mul64(uint64(n), uint64(Second))
+	lo, carry := bits.Add64(lo, uint64(c.Hz/2), 0)
+	q, _ := bits.Div64(hi+carry, lo, uint64(c.Hz))
+	return Time(q)
 }
 
 // ToCycles returns how many whole cycles fit in d.
 func (c Clock) ToCycles(d Time) int64 {
-	return int64(d) * c.Hz / int64(Second)
+	hi, lo := bits.Mul64(uint64(d), uint64(c.Hz))
+	q, _ := bits.Div64(hi, lo, uint64(Second))
+	return int64(q)
 }

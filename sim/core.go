@@ -1,0 +1,330 @@
+package sim
+
+import "fmt"
+
+// State is what a core is doing, for time, energy and counters.
+type State uint8
+
+// Core states. OS idle states (cpuidle, light sleep) follow as
+// StateIdle0+k, one per IdleState of the core's configuration.
+const (
+	StateExec  State = iota // executing instructions (including memory stalls)
+	StateSpin               // busy-waiting on a lock word
+	StateWFE                // clock-gated in WFE until an event
+	StateWFI                // clock-gated in WFI (or Xtensa waiti) until an interrupt
+	StateIRQ                // running an interrupt handler
+	StateIdle0              // first OS idle state; more follow
+)
+
+var stateNames = [...]string{"exec", "spin", "wfe", "wfi", "irq"}
+
+// WakeCause says what ended a wait.
+type WakeCause uint8
+
+// Wake-up causes, counted per core like perf's counters.
+const (
+	WakeTimer       WakeCause = iota // the end of a timed wait (not counted)
+	WakeEvent                        // an event: SEV or a cleared exclusive monitor
+	WakeInterrupt                    // an interrupt
+	WakeEventStream                  // the architected timer's periodic event
+	WakeLine                         // a write to a line a spinner watches (not counted)
+	numWakeCauses
+)
+
+var wakeNames = [...]string{"timer", "event", "interrupt", "event-stream", "line"}
+
+func (w WakeCause) String() string { return wakeNames[w] }
+
+// IdleState is an OS-selectable low-power state (device-tree idle state,
+// ESP32 light sleep): entered and left at a cost, worth it only past a
+// minimum residency.
+type IdleState struct {
+	Name         string
+	Entry, Exit  Time
+	MinResidency Time
+	PowerMW      float64
+	// StopsTimer: the local timer stops in this state, so the OS must
+	// arm a broadcast timer (counted, not modelled further).
+	StopsTimer bool
+}
+
+// CoreConfig describes one core. Costs in cycles are of this core's clock.
+type CoreConfig struct {
+	Name    string
+	Cluster int
+	Hz      int64
+	// Power in mW by state: executing, spinning, WFE, WFI, interrupt.
+	ExecMW, SpinMW, WFEMW, WFIMW float64
+	Idle                         []IdleState
+	// IRQEntry and IRQExit: cycles from interrupt to handler start, and
+	// from handler end back to the interrupted code.
+	IRQEntry, IRQExit int64
+	// WakeCycles: cycles from a wake-up event to the next instruction
+	// (WFE and WFI exit).
+	WakeCycles int64
+	// HitCycles: cost of an access that hits in the core's own cache.
+	HitCycles int64
+	// EventStream is the period of the architected timer's event stream,
+	// which wakes WFE (0: off); EventPhase offsets it per core.
+	EventStream, EventPhase Time
+}
+
+// Validate reports the first bad field, naming it and its value.
+func (cc CoreConfig) Validate() error {
+	switch {
+	case cc.Hz <= 0:
+		return fmt.Errorf("core %q: frequency Hz = %d must be > 0", cc.Name, cc.Hz)
+	case cc.IRQEntry < 0 || cc.IRQExit < 0 || cc.WakeCycles < 0 || cc.HitCycles < 0:
+		return fmt.Errorf("core %q: cycle costs must be >= 0 (IRQEntry %d, IRQExit %d, WakeCycles %d, HitCycles %d)",
+			cc.Name, cc.IRQEntry, cc.IRQExit, cc.WakeCycles, cc.HitCycles)
+	case cc.EventStream < 0:
+		return fmt.Errorf("core %q: EventStream = %v must be >= 0", cc.Name, cc.EventStream)
+	}
+	for _, mw := range []float64{cc.ExecMW, cc.SpinMW, cc.WFEMW, cc.WFIMW} {
+		if mw < 0 {
+			return fmt.Errorf("core %q: power %g mW must be >= 0", cc.Name, mw)
+		}
+	}
+	return nil
+}
+
+// IRQ is an interrupt line number, local to each core (0..63).
+type IRQ uint8
+
+// Handler runs an interrupt on the core's current process: it is called
+// with the interrupt level raised to the line's level.
+type Handler func(p *Proc, irq IRQ)
+
+type waitKind uint8
+
+const (
+	waitNone  waitKind = iota // not waiting (running, or stalled on memory)
+	waitTimed                 // compute or timed sleep: interrupts preempt it
+	waitSpin                  // spinning on a line: interrupts preempt it
+	waitWFE                   // events and deliverable interrupts wake it
+	waitWFI                   // any pending interrupt wakes it, even masked
+)
+
+// Core is one processor core: clock, power states, interrupt controller,
+// event register and exclusive monitor.
+type Core struct {
+	ID    int
+	Cfg   CoreConfig
+	Clock Clock
+	e     *Engine
+
+	cur      *Proc // process the core runs
+	resumeEv *Event
+	wait     waitKind
+	cause     WakeCause
+	pendingAt Time
+
+	// State accounting.
+	state    State
+	since    Time
+	resid    []Time
+	traceBeg Time
+
+	// Interrupts.
+	level    int      // current interrupt level: lines at or below it are masked
+	pending  uint64   // pending lines
+	raisedAt [64]Time // assertion time of each pending line
+	lineLvl  [64]int  // level of each line (>= 1)
+	handler  Handler
+	latency  map[IRQ][]Time
+
+	// ARM event register and exclusive monitor.
+	event   bool
+	monLine int64 // line index monitored, -1 when clear
+	monReg  *region
+
+	// Spinning: poll phase and period, port occupancy of one poll.
+	spinPhase, spinPeriod, spinOcc Time
+
+	// Counters.
+	Stall     Time               // time stalled on memory
+	Wakeups   [numWakeCauses]int // by cause
+	IRQsTaken int
+}
+
+// AddCore adds a core to the engine. Cores are numbered from 0.
+func (e *Engine) AddCore(cfg CoreConfig) (*Core, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Core{ID: len(e.cores), Cfg: cfg, Clock: Clock{cfg.Hz}, e: e, monLine: -1,
+		resid: make([]Time, int(StateIdle0)+len(cfg.Idle)), latency: map[IRQ][]Time{}}
+	c.resumeEv = NewEvent(c.resume, false)
+	for i := range c.lineLvl {
+		c.lineLvl[i] = 1
+	}
+	c.since = e.now
+	e.cores = append(e.cores, c)
+	return c, nil
+}
+
+// Cores returns the engine's cores.
+func (e *Engine) Cores() []*Core { return e.cores }
+
+// Cycles returns the duration of n cycles of this core.
+func (c *Core) Cycles(n int64) Time { return c.Clock.Cycles(n) }
+
+// Current returns the process the core runs.
+func (c *Core) Current() *Proc { return c.cur }
+
+// SetHandler sets the function that runs interrupts on this core.
+func (c *Core) SetHandler(h Handler) { c.handler = h }
+
+// SetLineLevel sets the priority level of an interrupt line (>= 1): the
+// line is masked while the core's level is at or above it.
+func (c *Core) SetLineLevel(irq IRQ, level int) { c.lineLvl[irq] = level }
+
+// StateName returns the name of state s on this core.
+func (c *Core) StateName(s State) string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return c.Cfg.Idle[s-StateIdle0].Name
+}
+
+// States returns the number of states of this core (built-in plus idle).
+func (c *Core) States() int { return len(c.resid) }
+
+func (c *Core) setState(s State) {
+	if s == c.state {
+		return
+	}
+	c.account()
+	c.state = s
+}
+
+// account adds the time since the last change to the current state.
+func (c *Core) account() {
+	now := c.e.now
+	c.resid[c.state] += now - c.since
+	if c.e.Trace != nil && now > c.since {
+		c.e.Trace.Add(Span{Core: c.ID, Lane: "state", Label: c.StateName(c.state), Start: c.since, End: now})
+	}
+	c.since = now
+}
+
+// Residency returns the time spent in state s so far.
+func (c *Core) Residency(s State) Time {
+	r := c.resid[s]
+	if s == c.state {
+		r += c.e.now - c.since
+	}
+	return r
+}
+
+// PowerMW returns the power drawn in state s.
+func (c *Core) PowerMW(s State) float64 {
+	switch s {
+	case StateExec, StateIRQ:
+		return c.Cfg.ExecMW
+	case StateSpin:
+		return c.Cfg.SpinMW
+	case StateWFE:
+		return c.Cfg.WFEMW
+	case StateWFI:
+		return c.Cfg.WFIMW
+	}
+	return c.Cfg.Idle[s-StateIdle0].PowerMW
+}
+
+// EnergyMJ returns the energy used so far in millijoules: the sum over
+// states of power times residency.
+func (c *Core) EnergyMJ() float64 {
+	var mj float64
+	for s := range c.resid {
+		mj += c.PowerMW(State(s)) * c.Residency(State(s)).Seconds()
+	}
+	return mj
+}
+
+// StateCycles returns the cycles spent in state s (perf-style counter).
+func (c *Core) StateCycles(s State) int64 { return c.Clock.ToCycles(c.Residency(s)) }
+
+// IRQLatency returns the latencies (assertion to handler start) recorded
+// for a line.
+func (c *Core) IRQLatency(irq IRQ) []Time { return c.latency[irq] }
+
+// Level returns the current interrupt level.
+func (c *Core) Level() int { return c.level }
+
+// deliverable reports whether an interrupt is pending above the level.
+func (c *Core) deliverable() bool {
+	if c.pending == 0 {
+		return false
+	}
+	for p := c.pending; p != 0; p &= p - 1 {
+		if c.lineLvl[trailing(p)] > c.level {
+			return true
+		}
+	}
+	return false
+}
+
+func trailing(x uint64) IRQ {
+	n := IRQ(0)
+	for x&1 == 0 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
+// Raise asserts interrupt line irq on this core now. An interrupt already
+// pending stays pending once (its first assertion time counts).
+func (c *Core) Raise(irq IRQ) {
+	if irq >= 64 {
+		panic(fmt.Sprintf("sim: IRQ %d out of range 0..63", irq))
+	}
+	bit := uint64(1) << irq
+	if c.pending&bit == 0 {
+		c.pending |= bit
+		c.raisedAt[irq] = c.e.now
+	}
+	switch c.wait {
+	case waitTimed, waitSpin, waitWFE:
+		if c.lineLvl[irq] > c.level {
+			c.wakeAt(c.e.now, WakeInterrupt)
+		}
+	case waitWFI:
+		c.wakeAt(c.e.now+c.Cycles(c.Cfg.WakeCycles), WakeInterrupt)
+	}
+}
+
+// wakeAt ends the core's current wait at time t with cause, unless it is
+// already due to end earlier.
+func (c *Core) wakeAt(t Time, cause WakeCause) {
+	if c.resumeEv.Pending() && c.pendingAt <= t {
+		return
+	}
+	c.cause = cause
+	c.pendingAt = t
+	c.e.At(t, c.resumeEv)
+}
+
+func (c *Core) resume() {
+	c.wait = waitNone
+	c.e.resume(c.cur)
+}
+
+// signalEvent sets the event register and wakes the core from WFE, at t.
+func (c *Core) signalEvent(t Time, cause WakeCause) {
+	c.event = true
+	if c.wait == waitWFE {
+		c.wakeAt(t+c.Cycles(c.Cfg.WakeCycles), cause)
+	}
+}
+
+// sev sets the event register of every core (ARM SEV); fault injection
+// may lose it on some cores.
+func (e *Engine) sev(t Time) {
+	for _, c := range e.cores {
+		if !c.dropMonitorEvent() {
+			c.signalEvent(t, WakeEvent)
+		}
+	}
+}

@@ -1,0 +1,311 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sort"
+	"strings"
+)
+
+// Event is a schedulable action. An Event value is reusable: scheduling it
+// again moves it, and cancelling it removes it. Components keep one Event per
+// recurring action so the hot path allocates nothing.
+type Event struct {
+	fn  func()
+	seq uint64 // sequence of the live queue entry; 0 when not pending
+	bg  bool   // background (periodic) events do not keep a run alive
+}
+
+// NewEvent returns an event that calls fn when it fires. Background events
+// (periodic ticks) do not count as pending work for deadlock detection.
+func NewEvent(fn func(), background bool) *Event { return &Event{fn: fn, bg: background} }
+
+// Pending reports whether ev is scheduled.
+func (ev *Event) Pending() bool { return ev.seq != 0 }
+
+type entry struct {
+	t   Time
+	seq uint64
+	ev  *Event
+}
+
+func (a entry) less(b entry) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
+
+// Engine is a discrete-event simulator: a queue of events ordered by
+// (time, insertion sequence), so that ties resolve the same way every run.
+// Cancelled and moved events leave stale queue entries that are skipped when
+// they surface (lazy deletion keeps scheduling O(log n) and allocation-free).
+type Engine struct {
+	now    Time
+	seq    uint64
+	q      *calQueue
+	live   int     // pending non-background events
+	events uint64  // events dispatched
+
+	seed    uint64
+	procs   []*Proc
+	active  int // unfinished non-daemon procs
+	cores   []*Core
+	mem     *Memory
+	running *Proc
+
+	// Limits.
+	Until     Time   // stop when simulated time would pass Until (0: no limit)
+	MaxEvents uint64 // report a runaway after this many events (0: no limit)
+
+	// Trace, when set, records core-state spans (and OS lanes) in its window.
+	Trace *Trace
+
+	stopReason string
+	err        error // set by Proc.Fail
+	faults     Faults
+	frand      *rand.Rand
+}
+
+// Faults injects hardware faults into a run.
+type Faults struct {
+	// LoseWake is the probability that a wake-up event (an SEV, or the
+	// event of a cleared exclusive monitor) is lost on its way to a core,
+	// as on SoCs with a faulty event line.
+	LoseWake float64
+}
+
+// SetFaults enables fault injection; probabilities must be in [0, 1].
+func (e *Engine) SetFaults(f Faults) error {
+	if !(f.LoseWake >= 0 && f.LoseWake <= 1) {
+		return fmt.Errorf("faults: LoseWake = %g must be in [0, 1]", f.LoseWake)
+	}
+	e.faults = f
+	return nil
+}
+
+func (e *Engine) faultRand() *rand.Rand {
+	if e.frand == nil {
+		e.frand = e.Stream("sim/faults")
+	}
+	return e.frand
+}
+
+// NewEngine returns an engine whose random streams derive from seed.
+func NewEngine(seed uint64) *Engine {
+	return &Engine{seed: seed, q: newCalQueue()}
+}
+
+// Now returns the current simulated time.
+func (e *Engine) Now() Time { return e.now }
+
+// Events returns the number of events dispatched so far.
+func (e *Engine) Events() uint64 { return e.events }
+
+// Seed returns the run seed.
+func (e *Engine) Seed() uint64 { return e.seed }
+
+// Stream returns a random stream for the named component. Streams depend
+// only on the run seed and the name, so adding a component never shifts
+// another component's numbers.
+func (e *Engine) Stream(name string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return rand.New(rand.NewPCG(e.seed, h.Sum64()))
+}
+
+// At schedules ev to fire at time t, moving it if already pending.
+// Scheduling in the past is a model bug and panics.
+func (e *Engine) At(t Time, ev *Event) {
+	if t < e.now {
+		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, e.now))
+	}
+	if ev.seq == 0 && !ev.bg {
+		e.live++
+	}
+	e.seq++
+	ev.seq = e.seq
+	e.q.push(entry{t, e.seq, ev})
+}
+
+// After schedules ev to fire d after now.
+func (e *Engine) After(d Time, ev *Event) { e.At(e.now+d, ev) }
+
+// Cancel removes ev from the queue if it is pending.
+func (e *Engine) Cancel(ev *Event) {
+	if ev.seq != 0 {
+		if !ev.bg {
+			e.live--
+		}
+		ev.seq = 0
+	}
+}
+
+// peek returns the time of the earliest live event, or a time after every
+// possible event when the queue is empty.
+func (e *Engine) peek() Time {
+	for e.q.n > 0 {
+		top := e.q.min()
+		if top.ev.seq == top.seq {
+			return top.t
+		}
+		e.q.pop()
+	}
+	return 1<<63 - 1
+}
+
+// canRunTo reports whether the running process may move its clock to t
+// without yielding: no other event can happen before t, so nothing it does
+// up to t can be affected by another component (conservative lookahead).
+func (e *Engine) canRunTo(t Time) bool {
+	return t < e.peek() && (e.Until == 0 || t <= e.Until)
+}
+
+// Step dispatches the next live event. It returns false when none is left.
+func (e *Engine) Step() bool {
+	for e.q.n > 0 {
+		x := e.q.pop()
+		if x.ev.seq != x.seq {
+			continue // cancelled or moved
+		}
+		x.ev.seq = 0
+		if !x.ev.bg {
+			e.live--
+		}
+		e.now = x.t
+		e.events++
+		x.ev.fn()
+		return true
+	}
+	return false
+}
+
+// Waiter describes a process that has not finished and what it waits on.
+type Waiter struct {
+	Proc string
+	Core int
+	On   string
+}
+
+func (w Waiter) String() string { return fmt.Sprintf("%s (core %d) waits on %s", w.Proc, w.Core, w.On) }
+
+// DeadlockError reports that nothing can happen any more while processes
+// still wait: each waiter and what it waits on.
+type DeadlockError struct {
+	At      Time
+	Waiters []Waiter
+}
+
+func (d *DeadlockError) Error() string {
+	return fmt.Sprintf("deadlock at %v: %s", d.At, joinWaiters(d.Waiters))
+}
+
+// RunawayError reports that the event budget ran out before the run ended.
+type RunawayError struct {
+	At      Time
+	Events  uint64
+	Waiters []Waiter
+}
+
+func (r *RunawayError) Error() string {
+	return fmt.Sprintf("runaway: event budget of %d exhausted at simulated time %v; %s", r.Events, r.At, joinWaiters(r.Waiters))
+}
+
+func joinWaiters(ws []Waiter) string {
+	if len(ws) == 0 {
+		return "no process waiting"
+	}
+	s := make([]string, len(ws))
+	for i, w := range ws {
+		s[i] = w.String()
+	}
+	return strings.Join(s, "; ")
+}
+
+// Waiters lists the unfinished processes and what each waits on.
+func (e *Engine) Waiters() []Waiter {
+	var ws []Waiter
+	for _, p := range e.procs {
+		if p.done || p.daemon {
+			continue
+		}
+		on := p.waitOn
+		if on == "" {
+			on = "nothing (runnable)"
+		}
+		core := -1
+		if p.core != nil {
+			core = p.core.ID
+		}
+		ws = append(ws, Waiter{p.Name, core, on})
+	}
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Core < ws[j].Core })
+	return ws
+}
+
+// ErrStopped is returned by Run when its context is cancelled.
+var ErrStopped = errors.New("simulation stopped")
+
+// StopReason says why the last Run returned: "done", "time limit".
+func (e *Engine) StopReason() string { return e.stopReason }
+
+// Run dispatches events until every non-daemon process has finished, the
+// time limit is reached, the event budget runs out (RunawayError), nothing
+// can happen while processes wait (DeadlockError), or ctx is cancelled
+// (checked every few thousand events: well under a millisecond of wall time).
+func (e *Engine) Run(ctx context.Context) error {
+	defer e.finish()
+	for {
+		if e.err != nil {
+			return e.err
+		}
+		if e.active == 0 && len(e.procs) > 0 {
+			e.stopReason = "done"
+			return nil
+		}
+		if e.events&4095 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("%w at simulated time %v: %w", ErrStopped, e.now, ctx.Err())
+		}
+		if e.MaxEvents != 0 && e.events >= e.MaxEvents {
+			return &RunawayError{At: e.now, Events: e.events, Waiters: e.Waiters()}
+		}
+		if e.live == 0 && e.active > 0 && !e.anyTimedWait() {
+			return &DeadlockError{At: e.now, Waiters: e.Waiters()}
+		}
+		t := e.peek()
+		if t == 1<<63-1 {
+			e.stopReason = "done"
+			return nil
+		}
+		if e.Until != 0 && t > e.Until {
+			e.now = e.Until
+			e.stopReason = "time limit"
+			return nil
+		}
+		e.Step()
+	}
+}
+
+func (e *Engine) anyTimedWait() bool {
+	for _, p := range e.procs {
+		if !p.done && p.timed {
+			return true
+		}
+	}
+	return false
+}
+
+// finish closes every core's state accounting at the current time.
+func (e *Engine) finish() {
+	for _, c := range e.cores {
+		c.account()
+	}
+}
+
+// Close stops every suspended process, releasing its coroutine. Call it
+// when a run is over (Run does not, so a caller may inspect state first).
+func (e *Engine) Close() {
+	for _, p := range e.procs {
+		if !p.done && p.stop != nil {
+			p.stop()
+		}
+	}
+}

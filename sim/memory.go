@@ -1,0 +1,422 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Addr is a byte address in simulated memory. Words are 8 bytes.
+type Addr uint64
+
+// Region is a range of simulated memory with its access behaviour.
+type Region struct {
+	Name string
+	Base Addr
+	Size uint64
+	// Uncached: no data cache in front of it; every access, atomics
+	// included, goes through one shared memory port in turn (ESP32
+	// internal SRAM; S32C1I executes at memory).
+	Uncached bool
+	// Latency is the access time of an uncached access, or the time to
+	// fill a line from memory for a cached region.
+	Latency Time
+	// Occupancy is how long one uncached access holds the memory port; a
+	// read-modify-write holds it twice. Unused for cached regions.
+	Occupancy Time
+}
+
+// Coherence gives the line size and the line-transfer latencies of the
+// cached regions, by the topology distance between requester and holder.
+type Coherence struct {
+	LineSize     int
+	SameCluster  Time // from another core of the requester's cluster
+	OtherCluster Time // across the cluster interconnect
+}
+
+type line struct {
+	owner    int    // core holding the line modified, -1 if none
+	sharers  uint64 // cores holding a copy (owner included)
+	busy     Time   // when the last transfer of this line completes
+	monitors uint64 // cores whose exclusive monitor covers this line
+	spinners uint64 // cores spinning on this line, woken by a write
+}
+
+type region struct {
+	Region
+	words []uint64
+	lines []line
+}
+
+// Memory is the simulated memory system of an engine: regions, coherence
+// state per line, exclusive monitors and the shared port of uncached
+// regions.
+type Memory struct {
+	e        *Engine
+	coh      Coherence
+	lineBits uint
+	regions  []*region
+	busy     Time   // when the uncached memory port is next free
+	pollers  uint64 // cores whose spinning polls occupy the port periodically
+}
+
+// NewMemory creates the engine's memory. The line size must be a power of
+// two and at least a word.
+func (e *Engine) NewMemory(coh Coherence) (*Memory, error) {
+	if coh.LineSize < 8 || coh.LineSize&(coh.LineSize-1) != 0 {
+		return nil, fmt.Errorf("memory: LineSize = %d must be a power of two >= 8", coh.LineSize)
+	}
+	if coh.SameCluster < 0 || coh.OtherCluster < 0 {
+		return nil, fmt.Errorf("memory: latencies must be >= 0 (SameCluster %v, OtherCluster %v)", coh.SameCluster, coh.OtherCluster)
+	}
+	m := &Memory{e: e, coh: coh, lineBits: uint(bits.TrailingZeros(uint(coh.LineSize)))}
+	e.mem = m
+	return m, nil
+}
+
+// Memory returns the engine's memory (nil before NewMemory).
+func (e *Engine) Memory() *Memory { return e.mem }
+
+// LineSize returns the coherence granule in bytes.
+func (m *Memory) LineSize() int { return m.coh.LineSize }
+
+// AddRegion adds a region; regions must not overlap and need a non-zero,
+// word-aligned base and size.
+func (m *Memory) AddRegion(r Region) error {
+	switch {
+	case r.Size == 0 || r.Size%8 != 0:
+		return fmt.Errorf("region %q: Size = %d must be a non-zero multiple of 8", r.Name, r.Size)
+	case r.Base%Addr(m.coh.LineSize) != 0:
+		return fmt.Errorf("region %q: Base = %#x must be aligned to the %d-byte line", r.Name, r.Base, m.coh.LineSize)
+	case r.Latency < 0 || r.Occupancy < 0:
+		return fmt.Errorf("region %q: Latency %v and Occupancy %v must be >= 0", r.Name, r.Latency, r.Occupancy)
+	case r.Size > 1<<30:
+		return fmt.Errorf("region %q: Size = %d exceeds the 1 GiB the simulator backs", r.Name, r.Size)
+	}
+	for _, o := range m.regions {
+		if r.Base < o.Base+Addr(o.Size) && o.Base < r.Base+Addr(r.Size) {
+			return fmt.Errorf("region %q [%#x, %#x) overlaps region %q", r.Name, r.Base, r.Base+Addr(r.Size), o.Name)
+		}
+	}
+	nl := (r.Size + uint64(m.coh.LineSize) - 1) >> m.lineBits
+	rg := &region{Region: r, words: make([]uint64, r.Size/8), lines: make([]line, nl)}
+	for i := range rg.lines {
+		rg.lines[i].owner = -1
+	}
+	m.regions = append(m.regions, rg)
+	return nil
+}
+
+// AddrError reports an access outside every region or not word-aligned.
+type AddrError struct {
+	Addr Addr
+	Why  string
+}
+
+func (a *AddrError) Error() string { return fmt.Sprintf("address %#x: %s", uint64(a.Addr), a.Why) }
+
+// find returns the region, word index and line index of a.
+func (m *Memory) find(a Addr) (*region, int, int) {
+	if a%8 != 0 {
+		panic(&AddrError{a, "not aligned to an 8-byte word"})
+	}
+	for _, r := range m.regions {
+		if a >= r.Base && a < r.Base+Addr(r.Size) {
+			off := uint64(a - r.Base)
+			return r, int(off >> 3), int(off >> m.lineBits)
+		}
+	}
+	panic(&AddrError{a, "in no memory region"})
+}
+
+// Check reports whether a is a valid word address, as an error.
+func (m *Memory) Check(a Addr) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = r.(*AddrError)
+		}
+	}()
+	m.find(a)
+	return nil
+}
+
+// Peek returns the value at a without simulating an access (for checks
+// and reports).
+func (m *Memory) Peek(a Addr) uint64 {
+	r, w, _ := m.find(a)
+	return r.words[w]
+}
+
+// Poke sets the value at a without simulating an access (initial state).
+func (m *Memory) Poke(a Addr, v uint64) {
+	r, w, _ := m.find(a)
+	r.words[w] = v
+}
+
+// distance returns the transfer latency from the nearest holder in mask to
+// core c, or from memory when nobody else holds the line.
+func (m *Memory) distance(c *Core, mask uint64, r *region, far bool) Time {
+	mask &^= 1 << c.ID
+	if mask == 0 {
+		return r.Latency
+	}
+	var best Time = -1
+	for q := mask; q != 0; q &= q - 1 {
+		o := m.e.cores[bits.TrailingZeros64(q)]
+		d := m.coh.SameCluster
+		if o.Cfg.Cluster != c.Cfg.Cluster {
+			d = m.coh.OtherCluster
+		}
+		if best < 0 || (far && d > best) || (!far && d < best) {
+			best = d
+		}
+	}
+	return best
+}
+
+// grant returns when an uncached access of length occ by core c may start
+// at or after t: once the port is free and any poll of a spinning core
+// then in flight has finished. That is round-robin arbitration: an access
+// waits for at most one access of each other requester. Polls keep their
+// phase, which is exact for one spinner against one worker (the ESP32's
+// two cores) and an approximation when several spinners saturate the port.
+func (m *Memory) grant(c *Core, t, occ Time) Time {
+	s := max(t, m.busy)
+	for q := m.pollers &^ (1 << c.ID); q != 0; q &= q - 1 {
+		o := m.e.cores[bits.TrailingZeros64(q)]
+		if s < o.spinPhase {
+			continue
+		}
+		w := o.spinPhase + (s-o.spinPhase)/o.spinPeriod*o.spinPeriod
+		if s < w+o.spinOcc {
+			s = w + o.spinOcc
+		}
+	}
+	m.busy = s + occ
+	return s
+}
+
+// access performs the timing and coherence side of one access by the
+// running process and returns the word's region and index. write asks
+// for exclusive ownership; rmw marks an atomic read-modify-write.
+func (p *Proc) access(a Addr, write, rmw bool) (*region, int) {
+	m := p.e.mem
+	c := p.core
+	r, w, li := m.find(a)
+	ln := &r.lines[li]
+	now := p.e.now
+	if r.Uncached {
+		occ := r.Occupancy
+		if rmw {
+			occ *= 2
+		}
+		start := m.grant(c, now, occ)
+		if write {
+			m.written(c, ln, start+occ)
+		}
+		p.stall(start + r.Latency + occ - r.Occupancy)
+		return r, w
+	}
+	bit := uint64(1) << c.ID
+	if (!write && ln.sharers&bit != 0) || (write && ln.sharers == bit) {
+		// A hit; a sole copy is upgraded to modified silently.
+		done := now + c.Cycles(c.Cfg.HitCycles)
+		if write {
+			ln.owner = c.ID
+			m.written(c, ln, done)
+		}
+		p.stall(done)
+		return r, w
+	}
+	start := max(now, ln.busy)
+	done := start + m.distance(c, ln.sharers, r, write)
+	ln.busy = done // the interconnect carries this line until done: transfers queue
+	if write {
+		ln.owner = c.ID
+		ln.sharers = bit
+		m.written(c, ln, done)
+	} else {
+		ln.owner = -1
+		ln.sharers |= bit
+	}
+	p.stall(done)
+	return r, w
+}
+
+// written tells the other cores that c's write to ln lands at t: their
+// exclusive monitors on it are cleared (which sets their event registers)
+// and cores spinning on it re-read at their next poll.
+func (m *Memory) written(c *Core, ln *line, t Time) {
+	others := ^(uint64(1) << c.ID)
+	for q := ln.monitors & others; q != 0; q &= q - 1 {
+		o := m.e.cores[bits.TrailingZeros64(q)]
+		o.monLine, o.monReg = -1, nil
+		if !o.dropMonitorEvent() {
+			o.signalEvent(t, WakeEvent)
+		}
+	}
+	ln.monitors &^= others
+	for q := ln.spinners & others; q != 0; q &= q - 1 {
+		o := m.e.cores[bits.TrailingZeros64(q)]
+		o.wakeAt(o.nextPoll(t), WakeLine)
+	}
+	ln.spinners &^= others
+}
+
+// Load reads the word at a.
+func (p *Proc) Load(a Addr) uint64 {
+	r, w := p.access(a, false, false)
+	return r.words[w]
+}
+
+// Store writes v to the word at a.
+func (p *Proc) Store(a Addr, v uint64) {
+	r, w := p.access(a, true, false)
+	r.words[w] = v
+}
+
+// CAS atomically replaces the word at a with new if it equals old; it
+// returns the previous value and whether it swapped. Like S32C1I or an
+// LSE CAS it always needs the line (or the memory port) exclusively.
+func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
+	r, w := p.access(a, true, true)
+	prev := r.words[w]
+	if prev == old {
+		r.words[w] = new
+		return prev, true
+	}
+	return prev, false
+}
+
+// Swap atomically writes v to a and returns the previous value.
+func (p *Proc) Swap(a Addr, v uint64) uint64 {
+	r, w := p.access(a, true, true)
+	prev := r.words[w]
+	r.words[w] = v
+	return prev
+}
+
+// FetchAdd atomically adds d to the word at a and returns the previous value.
+func (p *Proc) FetchAdd(a Addr, d uint64) uint64 {
+	r, w := p.access(a, true, true)
+	prev := r.words[w]
+	r.words[w] = prev + d
+	return prev
+}
+
+// LoadExclusive reads a and arms the core's exclusive monitor on its line
+// (ARM LDXR/LDAXR).
+func (p *Proc) LoadExclusive(a Addr) uint64 {
+	r, w := p.access(a, false, false)
+	c := p.core
+	m := p.e.mem
+	c.clearMonitor()
+	li := int(uint64(a-r.Base) >> m.lineBits)
+	c.monLine, c.monReg = int64(li), r
+	r.lines[li].monitors |= 1 << c.ID
+	return r.words[w]
+}
+
+// StoreExclusive writes v to a if the core's monitor still covers a's line
+// (ARM STXR/STLXR); it reports success. The monitor is cleared either way.
+func (p *Proc) StoreExclusive(a Addr, v uint64) bool {
+	c := p.core
+	r, w, li := p.e.mem.find(a)
+	if c.monReg != r || c.monLine != int64(li) {
+		c.clearMonitor()
+		p.Compute(c.Cfg.HitCycles)
+		return false
+	}
+	c.clearMonitor()
+	p.access(a, true, false)
+	r.words[w] = v
+	return true
+}
+
+// ClearExclusive clears the core's exclusive monitor (ARM CLREX).
+func (p *Proc) ClearExclusive() { p.core.clearMonitor() }
+
+func (c *Core) clearMonitor() {
+	if c.monReg != nil {
+		c.monReg.lines[c.monLine].monitors &^= 1 << c.ID
+	}
+	c.monLine, c.monReg = -1, nil
+}
+
+// dropMonitorEvent reports whether fault injection loses this wake-up.
+func (c *Core) dropMonitorEvent() bool {
+	return c.e.faults.LoseWake > 0 && c.e.faultRand().Float64() < c.e.faults.LoseWake
+}
+
+// nextPoll returns the first poll of c's spin loop at or after t.
+func (c *Core) nextPoll(t Time) Time {
+	if t <= c.spinPhase {
+		return c.spinPhase
+	}
+	k := (t - c.spinPhase + c.spinPeriod - 1) / c.spinPeriod
+	return c.spinPhase + k*c.spinPeriod
+}
+
+// SpinUntil polls the word at a every loop cycles until cond holds for
+// its value, and returns that value (a busy-wait: test-and-test-and-set,
+// a ticket or MCS spin on a plain load). It costs what the loop costs —
+// the first read, the port occupancy of every poll on uncached memory,
+// the re-read after each write — without simulating each iteration:
+// between writes to the line every poll returns the same value.
+// Interrupts are taken while spinning.
+func (p *Proc) SpinUntil(a Addr, loop int64, cond func(uint64) bool) uint64 {
+	return p.spin(a, loop, false, func() (uint64, bool) {
+		v := p.Load(a)
+		return v, cond(v)
+	})
+}
+
+// SpinCAS retries CAS(a, old, new) every loop cycles until it succeeds
+// (the ESP32 spinlock: S32C1I in a tight loop, no backoff). On uncached
+// memory every attempt holds the port like the atomic it is; on cached
+// memory each attempt takes the line exclusively, as the hardware does.
+func (p *Proc) SpinCAS(a Addr, old, new uint64, loop int64) {
+	p.spin(a, loop, true, func() (uint64, bool) {
+		v, ok := p.CAS(a, old, new)
+		return v, ok
+	})
+}
+
+func (p *Proc) spin(a Addr, loop int64, rmw bool, try func() (uint64, bool)) uint64 {
+	c := p.core
+	m := p.e.mem
+	prev := c.state
+	c.setState(StateSpin)
+	defer c.setState(prev)
+	r, _, li := m.find(a)
+	ln := &r.lines[li]
+	for {
+		v, ok := try()
+		if ok {
+			return v
+		}
+		if !r.Uncached && rmw {
+			// Each failed attempt moved the line here: repeat for real,
+			// since other spinners steal it back.
+			p.Compute(loop)
+			continue
+		}
+		c.spinPhase, c.spinPeriod = p.e.now, max(c.Cycles(loop), 1)
+		ln.spinners |= 1 << c.ID
+		if r.Uncached {
+			c.spinOcc = r.Occupancy
+			if rmw {
+				c.spinOcc *= 2
+			}
+			m.pollers |= 1 << c.ID
+		}
+		p.waitOn = fmt.Sprintf("spin on %#x (value %d)", uint64(a), r.words[(a-r.Base)/8])
+		cause := p.waitFor(waitSpin)
+		ln.spinners &^= 1 << c.ID
+		m.pollers &^= 1 << c.ID
+		p.waitOn = ""
+		if cause == WakeInterrupt {
+			p.takeInterrupts()
+			c.setState(StateSpin)
+		}
+	}
+}

@@ -1,0 +1,351 @@
+package sim
+
+import (
+	"fmt"
+	"iter"
+)
+
+// Proc is a thread of execution: a bare-metal loop, an OS task or thread, an
+// idle task. It is written as ordinary Go code that calls the primitives
+// below, like the firmware it models; each call advances the core's time.
+// Procs are coroutines: only one runs at a time, chosen by the engine in
+// time order, so a run is deterministic whatever GOMAXPROCS is.
+type Proc struct {
+	Name   string
+	id     uint64
+	e      *Engine
+	core   *Core
+	fn     func(p *Proc)
+	next   func() (*Proc, bool)
+	stop   func()
+	yield  func(*Proc) bool
+	level  int // interrupt level saved while switched out
+	done   bool
+	daemon bool
+	timed  bool   // waits with a timeout (not a deadlock while waiting)
+	waitOn string // what it waits on, for deadlock reports
+	err    error
+
+	// Data is free for OS models (a task control block).
+	Data any
+}
+
+// errUnwind unwinds a coroutine that is stopped before it finished.
+type errUnwind struct{}
+
+// NewProc creates a process that runs fn once a core starts it (Start or
+// SwitchTo). A daemon process (an idle task) does not keep a run alive.
+func (e *Engine) NewProc(name string, daemon bool, fn func(p *Proc)) *Proc {
+	p := &Proc{Name: name, id: uint64(len(e.procs) + 1), e: e, fn: fn, daemon: daemon}
+	seq := func(yield func(*Proc) bool) {
+		p.yield = yield
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(errUnwind); !ok {
+					panic(r)
+				}
+			}
+		}()
+		p.fn(p)
+	}
+	p.next, p.stop = iter.Pull(seq)
+	e.procs = append(e.procs, p)
+	if !daemon {
+		e.active++
+	}
+	return p
+}
+
+// Spawn creates a process and starts it on core c now.
+func (e *Engine) Spawn(c *Core, name string, fn func(p *Proc)) *Proc {
+	p := e.NewProc(name, false, fn)
+	c.Start(p)
+	return p
+}
+
+// Start makes p the core's current process and runs it now. Use it to boot
+// a core; switch between processes with SwitchTo.
+func (c *Core) Start(p *Proc) {
+	if c.cur != nil && !c.cur.done {
+		panic(fmt.Sprintf("sim: core %d already runs %s", c.ID, c.cur.Name))
+	}
+	p.core = c
+	c.cur = p
+	c.wakeAt(c.e.now, WakeTimer)
+}
+
+// resume runs p until it waits; a SwitchTo hands the core straight to
+// another process.
+func (e *Engine) resume(p *Proc) {
+	for p != nil {
+		e.running = p
+		q, ok := p.next()
+		if !ok {
+			p.finish()
+			break
+		}
+		p = q
+	}
+	e.running = nil
+}
+
+func (p *Proc) finish() {
+	p.done = true
+	p.waitOn = "finished"
+	if !p.daemon {
+		p.e.active--
+	}
+}
+
+// suspend gives control back to the engine until something resumes the
+// core's current process.
+func (p *Proc) suspend() {
+	if !p.yield(nil) {
+		panic(errUnwind{})
+	}
+}
+
+// Engine returns the engine p runs in.
+func (p *Proc) Engine() *Engine { return p.e }
+
+// Core returns the core p runs on.
+func (p *Proc) Core() *Core { return p.core }
+
+// Now returns the current simulated time.
+func (p *Proc) Now() Time { return p.e.now }
+
+// Done reports whether p has finished.
+func (p *Proc) Done() bool { return p.done }
+
+// SetWaiting records what p waits on, for deadlock and runaway reports;
+// timed says the wait has a timeout (so it is no deadlock). An OS model calls
+// it before blocking a task and with "" after.
+func (p *Proc) SetWaiting(on string, timed bool) {
+	p.waitOn = on
+	p.timed = timed
+}
+
+// SwitchTo hands p's core to q (a context switch): p stops here and goes on
+// from here when a core switches back to it. The interrupt level is part of
+// each process's context.
+func (p *Proc) SwitchTo(q *Proc) {
+	if q == p {
+		return
+	}
+	if q.done {
+		panic(fmt.Sprintf("sim: switch to finished process %s", q.Name))
+	}
+	c := p.core
+	p.level = c.level
+	c.level = q.level
+	q.core = c
+	c.cur = q
+	c.setState(StateExec)
+	if !p.yield(q) {
+		panic(errUnwind{})
+	}
+}
+
+// waitUntil lets time pass on p's core to t in the given wait kind. It
+// returns early when something wakes the core (an interrupt, an event),
+// reporting the cause; WakeTimer means t was reached.
+func (p *Proc) waitUntil(t Time, kind waitKind) WakeCause {
+	c := p.core
+	if kind != waitNone && c.deliverable() {
+		return WakeInterrupt
+	}
+	if p.e.canRunTo(t) {
+		p.e.now = t
+		return WakeTimer
+	}
+	c.wait = kind
+	c.wakeAt(t, WakeTimer)
+	p.suspend()
+	return c.cause
+}
+
+// waitFor suspends p until a waker ends the wait (no timeout of its own).
+func (p *Proc) waitFor(kind waitKind) WakeCause {
+	c := p.core
+	if kind == waitWFE && c.deliverable() {
+		return WakeInterrupt
+	}
+	c.wait = kind
+	p.suspend()
+	return c.cause
+}
+
+// Compute runs n cycles of private work: straight-line code that touches no
+// shared line. Interrupts that arrive meanwhile are taken and the work goes
+// on after them.
+func (p *Proc) Compute(n int64) {
+	if n <= 0 {
+		return
+	}
+	c := p.core
+	c.setState(StateExec)
+	left := c.Cycles(n)
+	for left > 0 {
+		start := p.e.now
+		if p.waitUntil(start+left, waitTimed) == WakeTimer {
+			return
+		}
+		left -= p.e.now - start
+		p.takeInterrupts()
+		c.setState(StateExec)
+	}
+}
+
+// Delay lets d pass with the core executing (a calibrated busy loop).
+func (p *Proc) Delay(d Time) { p.Compute(p.core.Clock.ToCycles(d)) }
+
+// stall waits for a memory access to complete at t; it cannot be
+// interrupted (interrupts are taken at the next instruction boundary).
+func (p *Proc) stall(t Time) {
+	c := p.core
+	c.Stall += t - p.e.now
+	p.waitUntil(t, waitNone)
+}
+
+// Mask raises the core's interrupt level to at least level and returns the
+// previous level for Restore (ARM irqsave, Xtensa RSIL).
+func (p *Proc) Mask(level int) int {
+	c := p.core
+	prev := c.level
+	c.level = max(c.level, level)
+	return prev
+}
+
+// Restore sets the interrupt level back; interrupts that became
+// deliverable are taken at once.
+func (p *Proc) Restore(level int) {
+	p.core.level = level
+	p.takeInterrupts()
+}
+
+// takeInterrupts runs every deliverable pending interrupt, highest line
+// level first, each with the core's entry and exit costs.
+func (p *Proc) takeInterrupts() {
+	c := p.core
+	for c.deliverable() {
+		best, bestLvl := IRQ(0), 0
+		for q := c.pending; q != 0; q &= q - 1 {
+			irq := trailing(q)
+			if l := c.lineLvl[irq]; l > c.level && l > bestLvl {
+				best, bestLvl = irq, l
+			}
+		}
+		c.pending &^= 1 << best
+		prevState, prevLevel := c.state, c.level
+		c.setState(StateIRQ)
+		c.level = bestLvl
+		c.IRQsTaken++
+		p.waitUntil(p.e.now+c.Cycles(c.Cfg.IRQEntry), waitNone)
+		c.latency[best] = append(c.latency[best], p.e.now-c.raisedAt[best])
+		if c.handler != nil {
+			c.handler(p, best)
+		}
+		c = p.core // a handler may have switched away; we come back on the same core
+		c.setState(StateIRQ)
+		p.waitUntil(p.e.now+c.Cycles(c.Cfg.IRQExit), waitNone)
+		c.level = prevLevel
+		c.setState(prevState)
+	}
+}
+
+// WFE waits for an event (ARM WFE): it returns at once, clearing the event
+// register, when an event is latched; otherwise the core sleeps until an
+// event (SEV, a cleared exclusive monitor), a deliverable interrupt (taken
+// before WFE returns) or the event stream. It returns what woke it.
+func (p *Proc) WFE() WakeCause {
+	c := p.core
+	if c.event {
+		c.event = false
+		return WakeEvent
+	}
+	c.setState(StateWFE)
+	var cause WakeCause
+	if c.Cfg.EventStream > 0 {
+		cause = p.waitUntil(c.nextStreamTick(), waitWFE)
+		if cause == WakeTimer {
+			cause = WakeEventStream
+			p.waitUntil(p.e.now+c.Cycles(c.Cfg.WakeCycles), waitNone)
+		}
+	} else {
+		cause = p.waitFor(waitWFE)
+	}
+	c.event = false
+	c.Wakeups[cause]++
+	c.setState(StateExec)
+	if cause == WakeInterrupt {
+		p.takeInterrupts()
+	}
+	return cause
+}
+
+// nextStreamTick returns the next event-stream time strictly after now.
+func (c *Core) nextStreamTick() Time {
+	per, ph := c.Cfg.EventStream, c.Cfg.EventPhase%c.Cfg.EventStream
+	now := c.e.now
+	k := (now - ph) / per
+	t := ph + k*per
+	for t <= now {
+		t += per
+	}
+	return t
+}
+
+// SEV sends an event to every core (ARM SEV).
+func (p *Proc) SEV() { p.e.sev(p.e.now) }
+
+// SEVL sets the local event register (ARM SEVL), so the next WFE falls
+// through: the first iteration of a wait loop re-checks before sleeping.
+func (p *Proc) SEVL() { p.core.event = true }
+
+// WFI sleeps until an interrupt is pending, even a masked one (ARM WFI,
+// Xtensa waiti). Deliverable interrupts are taken before it returns.
+func (p *Proc) WFI() {
+	c := p.core
+	if c.pending == 0 {
+		c.setState(StateWFI)
+		p.waitFor(waitWFI)
+		c.Wakeups[WakeInterrupt]++
+		c.setState(StateExec)
+	}
+	p.takeInterrupts()
+}
+
+// Idle enters OS idle state k until an interrupt is pending: entry cost,
+// residency, exit cost, then deliverable interrupts are taken.
+func (p *Proc) Idle(k int) {
+	c := p.core
+	if k < 0 || k >= len(c.Cfg.Idle) {
+		panic(fmt.Sprintf("sim: core %d has no idle state %d (it has %d)", c.ID, k, len(c.Cfg.Idle)))
+	}
+	st := c.Cfg.Idle[k]
+	c.setState(StateIdle0 + State(k))
+	p.waitUntil(p.e.now+st.Entry, waitNone)
+	if c.pending == 0 {
+		p.waitFor(waitWFI)
+		c.Wakeups[WakeInterrupt]++
+	}
+	p.waitUntil(p.e.now+st.Exit, waitNone)
+	c.setState(StateExec)
+	p.takeInterrupts()
+}
+
+// Sleep waits d with the core in WFI, woken by a one-shot timer; interrupts
+// that arrive meanwhile are taken and the sleep goes on to its end.
+func (p *Proc) Sleep(d Time) {
+	c := p.core
+	end := p.e.now + d
+	p.SetWaiting("sleep until "+end.String(), true)
+	for p.e.now < end {
+		c.setState(StateWFI)
+		if p.waitUntil(end, waitTimed) != WakeTimer {
+			p.takeInterrupts()
+		}
+	}
+	c.setState(StateExec)
+	p.SetWaiting("", false)
+}
