@@ -113,9 +113,9 @@ type Core struct {
 	Clock Clock
 	e     *Engine
 
-	cur      *Proc // process the core runs
-	resumeEv *Event
-	wait     waitKind
+	cur       *Proc // process the core runs
+	resumeEv  *Event
+	wait      waitKind
 	cause     WakeCause
 	pendingAt Time
 

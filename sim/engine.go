@@ -42,8 +42,8 @@ type Engine struct {
 	now    Time
 	seq    uint64
 	q      *calQueue
-	live   int     // pending non-background events
-	events uint64  // events dispatched
+	live   int    // pending non-background events
+	events uint64 // events dispatched
 
 	seed    uint64
 	procs   []*Proc
