@@ -228,6 +228,9 @@ func (e *Engine) Waiters() []Waiter {
 			continue
 		}
 		on := p.waitOn
+		if p.spinning && e.mem != nil {
+			on = fmt.Sprintf("spin on %#x (value %d)", uint64(p.spinAddr), e.mem.Peek(p.spinAddr))
+		}
 		if on == "" {
 			on = "nothing (runnable)"
 		}

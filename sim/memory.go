@@ -409,11 +409,11 @@ func (p *Proc) spin(a Addr, loop int64, rmw bool, try func() (uint64, bool)) uin
 			}
 			m.pollers |= 1 << c.ID
 		}
-		p.waitOn = fmt.Sprintf("spin on %#x (value %d)", uint64(a), r.words[(a-r.Base)/8])
+		p.spinAddr, p.spinning = a, true
 		cause := p.waitFor(waitSpin)
+		p.spinning = false
 		ln.spinners &^= 1 << c.ID
 		m.pollers &^= 1 << c.ID
-		p.waitOn = ""
 		if cause == WakeInterrupt {
 			p.takeInterrupts()
 			c.setState(StateSpin)

@@ -24,7 +24,10 @@ type Proc struct {
 	daemon bool
 	timed  bool   // waits with a timeout (not a deadlock while waiting)
 	waitOn string // what it waits on, for deadlock reports
-	err    error
+	// spinning on spinAddr: formatted only when a report asks
+	spinAddr Addr
+	spinning bool
+	err      error
 
 	// Data is free for OS models (a task control block).
 	Data any
