@@ -127,6 +127,7 @@ type Core struct {
 
 	// Interrupts.
 	level    int      // current interrupt level: lines at or below it are masked
+	inIRQ    int      // handlers running (nested)
 	pending  uint64   // pending lines
 	raisedAt [64]Time // assertion time of each pending line
 	lineLvl  [64]int  // level of each line (>= 1)
@@ -189,6 +190,14 @@ func (c *Core) StateName(s State) string {
 
 // States returns the number of states of this core (built-in plus idle).
 func (c *Core) States() int { return len(c.resid) }
+
+// runState is the state of running code: in a handler or not.
+func (c *Core) runState() State {
+	if c.inIRQ > 0 {
+		return StateIRQ
+	}
+	return StateExec
+}
 
 func (c *Core) setState(s State) {
 	if s == c.state {

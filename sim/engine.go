@@ -60,7 +60,8 @@ type Engine struct {
 	Trace *Trace
 
 	stopReason string
-	err        error // set by Proc.Fail
+	progress   uint64 // resumptions of non-daemon processes
+	err        error  // set by Proc.Fail
 	faults     Faults
 	frand      *rand.Rand
 }
@@ -149,8 +150,11 @@ func (e *Engine) peek() Time {
 		}
 		e.q.pop()
 	}
-	return 1<<63 - 1
+	return never
 }
+
+// never is a time after every event.
+const never Time = 1<<63 - 1
 
 // canRunTo reports whether the running process may move its clock to t
 // without yielding: no other event can happen before t, so nothing it does
@@ -256,6 +260,7 @@ func (e *Engine) StopReason() string { return e.stopReason }
 // (checked every few thousand events: well under a millisecond of wall time).
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.finish()
+	lastProgress, quiet, quietSince := ^uint64(0), 0, e.now
 	for {
 		if e.err != nil {
 			return e.err
@@ -271,10 +276,20 @@ func (e *Engine) Run(ctx context.Context) error {
 			return &RunawayError{At: e.now, Events: e.events, Waiters: e.Waiters()}
 		}
 		if e.live == 0 && e.active > 0 && !e.anyTimedWait() {
-			return &DeadlockError{At: e.now, Waiters: e.Waiters()}
+			// Only background events (ticks) remain. They may still wake a
+			// waiter (a WFI loop); if a thousand of them wake nobody, or
+			// none is left, nothing ever will.
+			if e.peek() == never {
+				return &DeadlockError{At: e.now, Waiters: e.Waiters()}
+			}
+			if e.progress != lastProgress {
+				lastProgress, quiet, quietSince = e.progress, 0, e.now
+			} else if quiet++; quiet > 1000 {
+				return &DeadlockError{At: quietSince, Waiters: e.Waiters()}
+			}
 		}
 		t := e.peek()
-		if t == 1<<63-1 {
+		if t == never {
 			e.stopReason = "done"
 			return nil
 		}

@@ -384,12 +384,12 @@ func (p *Proc) SpinCAS(a Addr, old, new uint64, loop int64) {
 func (p *Proc) spin(a Addr, loop int64, rmw bool, try func() (uint64, bool)) uint64 {
 	c := p.core
 	m := p.e.mem
-	prev := c.state
 	c.setState(StateSpin)
-	defer c.setState(prev)
+	defer c.setState(c.runState())
 	r, _, li := m.find(a)
 	ln := &r.lines[li]
 	for {
+		issued := p.e.now
 		v, ok := try()
 		if ok {
 			return v
@@ -400,7 +400,10 @@ func (p *Proc) spin(a Addr, loop int64, rmw bool, try func() (uint64, bool)) uin
 			p.Compute(loop)
 			continue
 		}
-		c.spinPhase, c.spinPeriod = p.e.now, max(c.Cycles(loop), 1)
+		// Polls repeat every (duration of one poll + loop body) from the
+		// issue of the failed one.
+		c.spinPhase, c.spinPeriod = issued, p.e.now-issued+c.Cycles(loop)
+		c.spinPeriod = max(c.spinPeriod, 1)
 		ln.spinners |= 1 << c.ID
 		if r.Uncached {
 			c.spinOcc = r.Occupancy
@@ -417,6 +420,8 @@ func (p *Proc) spin(a Addr, loop int64, rmw bool, try func() (uint64, bool)) uin
 		if cause == WakeInterrupt {
 			p.takeInterrupts()
 			c.setState(StateSpin)
+		} else if cause == WakeTimer {
+			panic("sim: spinner resumed without a cause")
 		}
 	}
 }

@@ -82,6 +82,9 @@ func (c *Core) Start(p *Proc) {
 func (e *Engine) resume(p *Proc) {
 	for p != nil {
 		e.running = p
+		if !p.daemon {
+			e.progress++
+		}
 		q, ok := p.next()
 		if !ok {
 			p.finish()
@@ -186,7 +189,7 @@ func (p *Proc) Compute(n int64) {
 		return
 	}
 	c := p.core
-	c.setState(StateExec)
+	c.setState(c.runState())
 	left := c.Cycles(n)
 	for left > 0 {
 		start := p.e.now
@@ -195,7 +198,7 @@ func (p *Proc) Compute(n int64) {
 		}
 		left -= p.e.now - start
 		p.takeInterrupts()
-		c.setState(StateExec)
+		c.setState(c.runState())
 	}
 }
 
@@ -240,6 +243,7 @@ func (p *Proc) takeInterrupts() {
 		}
 		c.pending &^= 1 << best
 		prevState, prevLevel := c.state, c.level
+		c.inIRQ++
 		c.setState(StateIRQ)
 		c.level = bestLvl
 		c.IRQsTaken++
@@ -251,6 +255,7 @@ func (p *Proc) takeInterrupts() {
 		c = p.core // a handler may have switched away; we come back on the same core
 		c.setState(StateIRQ)
 		p.waitUntil(p.e.now+c.Cycles(c.Cfg.IRQExit), waitNone)
+		c.inIRQ--
 		c.level = prevLevel
 		c.setState(prevState)
 	}
@@ -279,7 +284,7 @@ func (p *Proc) WFE() WakeCause {
 	}
 	c.event = false
 	c.Wakeups[cause]++
-	c.setState(StateExec)
+	c.setState(c.runState())
 	if cause == WakeInterrupt {
 		p.takeInterrupts()
 	}
@@ -313,7 +318,7 @@ func (p *Proc) WFI() {
 		c.setState(StateWFI)
 		p.waitFor(waitWFI)
 		c.Wakeups[WakeInterrupt]++
-		c.setState(StateExec)
+		c.setState(c.runState())
 	}
 	p.takeInterrupts()
 }
@@ -333,7 +338,7 @@ func (p *Proc) Idle(k int) {
 		c.Wakeups[WakeInterrupt]++
 	}
 	p.waitUntil(p.e.now+st.Exit, waitNone)
-	c.setState(StateExec)
+	c.setState(c.runState())
 	p.takeInterrupts()
 }
 
@@ -349,6 +354,6 @@ func (p *Proc) Sleep(d Time) {
 			p.takeInterrupts()
 		}
 	}
-	c.setState(StateExec)
+	c.setState(c.runState())
 	p.SetWaiting("", false)
 }
