@@ -259,6 +259,9 @@ func (e *Engine) StopReason() string { return e.stopReason }
 // can happen while processes wait (DeadlockError), or ctx is cancelled
 // (checked every few thousand events: well under a millisecond of wall time).
 func (e *Engine) Run(ctx context.Context) error {
+	if len(e.cores) == 0 {
+		return errors.New("engine: cores: 0; add at least one core")
+	}
 	defer e.finish()
 	lastProgress, quiet, quietSince := ^uint64(0), 0, e.now
 	for {

@@ -154,6 +154,9 @@ func findCall(ops []Op) (string, bool) {
 
 // DecodeProgram parses and validates a program encoded by Encode.
 func DecodeProgram(b []byte) (Program, error) {
+	if err := checkShape(b); err != nil {
+		return Program{}, fmt.Errorf("decode program: %w", err)
+	}
 	var pr Program
 	d := msgpack.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields(true)

@@ -1,0 +1,372 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The calendar queue pops in (time, sequence) order whatever the mix of
+// near and far times, through its resizes.
+func TestQueueOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	q := newCalQueue()
+	var ref []entry
+	var seq uint64
+	var now Time
+	for step := 0; step < 200000; step++ {
+		if len(ref) == 0 || r.IntN(100) < 52 {
+			var d Time
+			switch r.IntN(4) {
+			case 0:
+				d = 0 // ties
+			case 1:
+				d = Time(r.IntN(100))
+			case 2:
+				d = Time(r.IntN(1_000_000))
+			default:
+				d = Time(r.Int64N(int64(Second)))
+			}
+			seq++
+			x := entry{now + d, seq, nil}
+			q.push(x)
+			ref = append(ref, x)
+			continue
+		}
+		i := slices.IndexFunc(ref, func(e entry) bool { return true })
+		for j := range ref {
+			if ref[j].less(ref[i]) {
+				i = j
+			}
+		}
+		want := ref[i]
+		ref = slices.Delete(ref, i, i+1)
+		got := q.pop()
+		if got != want {
+			t.Fatalf("step %d: popped %+v, want %+v", step, got, want)
+		}
+		now = got.t
+	}
+}
+
+// workload runs a random mix of locks, atomics, interrupts, WFE waits and
+// sleeps on four cores, cached or not, and returns the engine after the run.
+func workload(t testing.TB, seed uint64, uncached bool) *Engine {
+	t.Helper()
+	r := newRig(t, 4, uncached, func(c *CoreConfig) { c.EventStream = 20 * Microsecond })
+	r.e.seed = seed
+	os := &SpinLocks{Addr: map[string]Addr{"a": ramBase, "b": ramBase + 64}, Loop: 12}
+	rnd := r.e.Stream("test/workload")
+	for _, c := range r.e.Cores() {
+		c.SetHandler(func(p *Proc, irq IRQ) {
+			prev := p.Mask(9)
+			p.FetchAdd(ramBase+256, 1)
+			p.Compute(200)
+			p.Restore(prev)
+		})
+		c.NewTimer(1).Periodic(100*Microsecond, Time(c.ID)*7*Microsecond)
+		if _, err := c.NewDevice(fmt.Sprintf("dev%d", c.ID), 2, 37*Microsecond, true); err != nil {
+			t.Fatal(err)
+		}
+		var ops []Op
+		for i := 0; i < 6; i++ {
+			l := []string{"a", "b"}[rnd.IntN(2)]
+			ops = append(ops, Lock(l), Atomic(ramBase+128, 1), Compute(int64(rnd.IntN(300))), Unlock(l),
+				Compute(int64(rnd.IntN(2000))), Read(ramBase+512+Addr(8*rnd.IntN(16))))
+		}
+		prog := Program{Name: "mix", Ops: []Op{Loop(40, ops...), Sleep(5 * Microsecond), Call("wfe", func(p *Proc) error { p.SEVL(); p.WFE(); p.WFE(); return nil })}}
+		r.e.Spawn(c, fmt.Sprintf("t%d", c.ID), func(p *Proc) {
+			if err := p.Exec(prog, os); err != nil {
+				p.Fail(err)
+			}
+		})
+	}
+	if err := r.e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.m.Peek(ramBase + 128); got != 4*40*6 {
+		t.Fatalf("counter %d, want %d: mutual exclusion broken", got, 4*40*6)
+	}
+	return r.e
+}
+
+// Per core, the time in all states adds up to the elapsed time, and the
+// energy is the sum of power times residency.
+func TestConservation(t *testing.T) {
+	for _, uncached := range []bool{false, true} {
+		e := workload(t, 3, uncached)
+		for _, c := range e.Cores() {
+			var sum Time
+			var mj float64
+			for s := 0; s < c.States(); s++ {
+				sum += c.Residency(State(s))
+				mj += c.PowerMW(State(s)) * c.Residency(State(s)).Seconds()
+			}
+			if sum != e.Now() {
+				t.Errorf("core %d: states sum to %v, elapsed %v", c.ID, sum, e.Now())
+			}
+			if got := c.EnergyMJ(); got != mj || got <= 0 {
+				t.Errorf("core %d: energy %g mJ, sum of power x residency %g", c.ID, got, mj)
+			}
+			if c.IRQsTaken == 0 || c.Residency(StateSpin) == 0 && c.Residency(StateWFE) == 0 {
+				t.Errorf("core %d: workload too tame: %d irqs, spin %v", c.ID, c.IRQsTaken, c.Residency(StateSpin))
+			}
+		}
+	}
+}
+
+// Simulated time never goes back: every event fires at or after the
+// previous one, and scheduling in the past panics.
+func TestTimeMonotonic(t *testing.T) {
+	e := NewEngine(1)
+	var last Time
+	r := e.Stream("x")
+	var evs []*Event
+	for i := 0; i < 100; i++ {
+		var ev *Event
+		n := 0
+		ev = NewEvent(func() {
+			if e.Now() < last {
+				t.Fatalf("time went back from %v to %v", last, e.Now())
+			}
+			last = e.Now()
+			if n++; n < 100 {
+				e.After(Time(r.IntN(1000)), ev)
+			}
+		}, false)
+		evs = append(evs, ev)
+		e.At(Time(r.IntN(1000)), ev)
+	}
+	for e.Step() {
+	}
+	if e.Events() != 100*100 {
+		t.Fatalf("dispatched %d events, want 10000", e.Events())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("scheduling in the past did not panic")
+		}
+	}()
+	e.At(e.Now()-1, evs[0])
+}
+
+// digest summarizes everything a run measured.
+func digest(e *Engine) uint64 {
+	h := fnv.New64a()
+	fmt.Fprint(h, e.Now(), e.Events())
+	for _, c := range e.Cores() {
+		for s := 0; s < c.States(); s++ {
+			fmt.Fprint(h, c.Residency(State(s)))
+		}
+		fmt.Fprint(h, c.Stall, c.Wakeups, c.IRQsTaken, c.IRQLatency(1), c.IRQLatency(2))
+	}
+	return h.Sum64()
+}
+
+// Same seed, same result, bit for bit, whatever GOMAXPROCS; another seed
+// gives another run.
+func TestDeterminism(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var got []uint64
+	for _, procs := range []int{1, 2, 1, 2} {
+		runtime.GOMAXPROCS(procs)
+		got = append(got, digest(workload(t, 11, false)))
+	}
+	for i := range got {
+		if got[i] != got[0] {
+			t.Fatalf("digests differ across runs/GOMAXPROCS: %x", got)
+		}
+	}
+	if digest(workload(t, 12, false)) == got[0] {
+		t.Fatal("a different seed gave the same run")
+	}
+}
+
+// Random streams depend on the seed and the component's name only.
+func TestStreamsIndependent(t *testing.T) {
+	a := NewEngine(5)
+	b := NewEngine(5)
+	b.Stream("another component").Uint64()
+	if a.Stream("dev").Uint64() != b.Stream("dev").Uint64() {
+		t.Fatal("creating another stream shifted a component's numbers")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	e := NewEngine(1)
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"zero frequency", second(e.AddCore(CoreConfig{Name: "c0", Hz: 0})), "Hz = 0"},
+		{"negative frequency", second(e.AddCore(CoreConfig{Name: "c0", Hz: -5})), "Hz = -5"},
+		{"negative power", second(e.AddCore(CoreConfig{Name: "c0", Hz: 1, WFIMW: -1})), "power -1"},
+		{"line size", second(e.NewMemory(Coherence{LineSize: 48})), "LineSize = 48"},
+		{"event stream", second(e.AddCore(CoreConfig{Name: "c0", Hz: 1, EventStream: -1})), "EventStream"},
+		{"faults", e.SetFaults(Faults{LoseWake: 2}), "LoseWake = 2"},
+		{"no cores", e.Run(context.Background()), "cores: 0"},
+		{"timer period", newRig(t, 1, false, nil).e.Cores()[0].NewTimer(1).Periodic(0, 0), "period = 0"},
+		{"device", second(newRig(t, 1, false, nil).e.Cores()[0].NewDevice("uart", 1, -1, false)), `device "uart": mean period = -0.001ns`},
+		{"program", Program{Name: "p", Ops: []Op{Loop(-3)}}.Validate(), "loop n = -3"},
+		{"unaligned", Program{Name: "p", Ops: []Op{Read(3)}}.Validate(), "addr = 0x3"},
+		{"unknown kind", Program{Name: "p", Ops: []Op{{Kind: "jump"}}}.Validate(), `unknown op kind "jump"`},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to mention %q", tc.name, tc.err, tc.want)
+		}
+	}
+	r := newRig(t, 1, false, nil)
+	if err := r.m.AddRegion(Region{Name: "overlap", Base: ramBase + 64, Size: 64}); err == nil || !strings.Contains(err.Error(), `overlaps region "ram"`) {
+		t.Errorf("overlapping region: %v", err)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func TestProgramErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		prog Program
+		want string
+	}{
+		{"unknown region", Program{Name: "stray", Ops: []Op{Read(0x9000)}}, "address 0x9000: in no memory region"},
+		{"unlock not held", Program{Name: "u", Ops: []Op{Unlock("a")}}, `unlock of lock "a", which t does not hold (holder: nobody)`},
+		{"unknown lock", Program{Name: "u", Ops: []Op{Lock("zz")}}, `unknown lock "zz"; known: a`},
+	} {
+		r := newRig(t, 1, false, nil)
+		os := &SpinLocks{Addr: map[string]Addr{"a": ramBase}}
+		r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) {
+			if err := p.Exec(tc.prog, os); err != nil {
+				p.Fail(err)
+			}
+		})
+		err := r.e.Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// Two processes taking two locks in opposite order deadlock; the report
+// names both and what each waits on.
+func TestDeadlockReported(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	os := &SpinLocks{Addr: map[string]Addr{"a": ramBase, "b": ramBase + 64}, Loop: 10}
+	for i, order := range [][2]string{{"a", "b"}, {"b", "a"}} {
+		prog := Program{Name: "abba", Ops: []Op{Lock(order[0]), Compute(1000), Lock(order[1])}}
+		r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) { p.Exec(prog, os) })
+	}
+	err := r.e.Run(context.Background())
+	var dl *DeadlockError
+	if !errors.As(err, &dl) || len(dl.Waiters) != 2 {
+		t.Fatalf("got %v, want a deadlock with two waiters", err)
+	}
+	for _, want := range []string{"task0 (core 0) waits on spin on 0x1040 (value 2)", "task1 (core 1) waits on spin on 0x1000 (value 1)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nwant it to say %q", err, want)
+		}
+	}
+}
+
+// An endless loop hits the event budget and is reported as a runaway with
+// the simulated time reached.
+func TestRunaway(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	r.e.MaxEvents = 5000
+	for _, c := range r.e.Cores() {
+		r.e.Spawn(c, "pingpong", func(p *Proc) {
+			for {
+				p.FetchAdd(ramBase, 1)
+			}
+		})
+	}
+	err := r.e.Run(context.Background())
+	var ra *RunawayError
+	if !errors.As(err, &ra) || ra.At <= 0 || !strings.Contains(err.Error(), "event budget of 5000") {
+		t.Fatalf("got %v, want a runaway", err)
+	}
+	r.e.Close()
+}
+
+// Cancelling the context stops a long run promptly.
+func TestCancelPrompt(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	for _, c := range r.e.Cores() {
+		r.e.Spawn(c, "forever", func(p *Proc) {
+			for {
+				p.FetchAdd(ramBase, 1)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	start := time.Now()
+	err := r.e.Run(ctx)
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want ErrStopped wrapping context.Canceled", err)
+	}
+	// Generous bound against a loaded CI machine; the check runs every
+	// 4096 events (well under a millisecond).
+	if late := time.Since(start) - 50*time.Millisecond; late > time.Second {
+		t.Fatalf("stopped %v after cancel", late)
+	}
+	r.e.Close()
+}
+
+// The time limit stops a run at Until, with the reason.
+func TestTimeLimit(t *testing.T) {
+	r := newRig(t, 1, false, nil)
+	r.e.Until = 3 * Millisecond
+	r.e.Spawn(r.e.Cores()[0], "long", func(p *Proc) { p.Compute(10_000_000) })
+	r.run(t)
+	if r.e.Now() != 3*Millisecond || r.e.StopReason() != "time limit" {
+		t.Fatalf("stopped at %v (%s), want 3ms (time limit)", r.e.Now(), r.e.StopReason())
+	}
+	r.e.Close()
+}
+
+func TestClock(t *testing.T) {
+	for _, tc := range []struct {
+		hz     int64
+		cycles int64
+		want   Time
+	}{
+		{240_000_000, 1, 4167},
+		{240_000_000, 240_000_000, Second},
+		{1_800_000_000, 9, 5 * Nanosecond},
+		{1_800_000_000, 1 << 40, 610839793208889}, // large counts do not overflow
+	} {
+		if got := (Clock{tc.hz}).Cycles(tc.cycles); got != tc.want {
+			t.Errorf("%d cycles at %d Hz = %v ps, want %v", tc.cycles, tc.hz, int64(got), int64(tc.want))
+		}
+	}
+	if got := (Clock{240_000_000}).ToCycles(Second); got != 240_000_000 {
+		t.Errorf("ToCycles(1s) = %d", got)
+	}
+}
+
+// The trace records core states inside its window only.
+func TestTrace(t *testing.T) {
+	r := newRig(t, 1, false, nil)
+	r.e.Trace = NewTrace(500*Nanosecond, 2*Microsecond, 100)
+	r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) { p.Compute(1000); p.Sleep(3 * Microsecond) })
+	r.run(t)
+	var total Time
+	for _, s := range r.e.Trace.Spans {
+		if s.Start < 500*Nanosecond || s.End > 2*Microsecond {
+			t.Fatalf("span %+v outside the window", s)
+		}
+		total += s.End - s.Start
+	}
+	if total != 1500*Nanosecond {
+		t.Fatalf("spans cover %v, want the 1.5us window", total)
+	}
+}
