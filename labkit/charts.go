@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"html/template"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -38,9 +40,19 @@ const (
 	chartHeight = "440px"
 )
 
-func newChart(title string, c interface{ RenderSnippet() render.ChartSnippet }) *Chart {
-	option := strings.TrimSpace(c.RenderSnippet().Option)
-	option = strings.TrimSuffix(option, ";")
+// funcMarkers are go-echarts' markers around JavaScript functions in the
+// option JSON (with the quotes that must go).
+var funcMarkers = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
+
+// newChart renders c's option. It does not use RenderSnippet's Option:
+// go-echarts v2.6.7 HTML-escapes it before stripping the function markers,
+// which leaves functions quoted as strings.
+func newChart(title string, c interface {
+	RenderSnippet() render.ChartSnippet
+	JSONNotEscaped() template.HTML
+}) *Chart {
+	c.RenderSnippet() // runs the chart's Validate: axis data, assets
+	option := strings.TrimSpace(funcMarkers.ReplaceAllString(string(c.JSONNotEscaped()), ""))
 	sum := sha256.Sum256([]byte(option))
 	id := fmt.Sprintf("synclab-%s-%d", hex.EncodeToString(sum[:6]), chartSeq.Add(1))
 	return &Chart{Title: title, ID: id, Option: option, Width: chartWidth, Height: chartHeight}
@@ -272,7 +284,7 @@ const ganttJS = `function (params, api) {
   var h = api.size([0, 1])[1] * 0.6;
   var r = echarts.graphic.clipRectByRect({x: s[0], y: s[1] - h / 2, width: Math.max(e[0] - s[0], 1), height: h},
     {x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height});
-  return r && {type: 'rect', shape: r, style: api.style()};
+  return r && {type: 'rect', shape: r, style: {fill: api.visual('color')}};
 }`
 
 const ganttTooltipJS = `function (p) { return p.seriesName + ' (' + p.name + '): ' + p.value[0].toFixed(3) + ' - ' + p.value[1].toFixed(3) + ' us'; }`

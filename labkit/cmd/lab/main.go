@@ -137,6 +137,7 @@ func cmdList(args []string, stdout io.Writer) error {
 	cat := labkit.Catalog()
 	if len(cat) == 0 {
 		fmt.Fprintln(stdout, "no experiments registered")
+		return nil
 	}
 	t := labkit.Table{Header: []string{"experiment", "platform", "variants", "description"}}
 	for _, e := range cat {
