@@ -195,10 +195,13 @@ func (m *Memory) grant(c *Core, t, occ Time) Time {
 	return s
 }
 
-// access performs the timing and coherence side of one access by the
-// running process and returns the word's region and index. write asks
-// for exclusive ownership; rmw marks an atomic read-modify-write.
-func (p *Proc) access(a Addr, write, rmw bool) (*region, int) {
+// access performs the coherence side of one access by the running
+// process and returns the word's region, index and when the access
+// completes. The caller reads or writes the value at once — every access
+// takes effect at its issue, in time order, which makes the memory
+// linearizable — and then stalls until completion. write asks for
+// exclusive ownership; rmw marks an atomic read-modify-write.
+func (p *Proc) access(a Addr, write, rmw bool) (*region, int, Time) {
 	m := p.e.mem
 	c := p.core
 	r, w, li := m.find(a)
@@ -213,8 +216,7 @@ func (p *Proc) access(a Addr, write, rmw bool) (*region, int) {
 		if write {
 			m.written(c, ln, start+occ)
 		}
-		p.stall(start + r.Latency + occ - r.Occupancy)
-		return r, w
+		return r, w, start + r.Latency + occ - r.Occupancy
 	}
 	bit := uint64(1) << c.ID
 	if (!write && ln.sharers&bit != 0) || (write && ln.sharers == bit) {
@@ -224,8 +226,7 @@ func (p *Proc) access(a Addr, write, rmw bool) (*region, int) {
 			ln.owner = c.ID
 			m.written(c, ln, done)
 		}
-		p.stall(done)
-		return r, w
+		return r, w, done
 	}
 	start := max(now, ln.busy)
 	done := start + m.distance(c, ln.sharers, r, write)
@@ -238,8 +239,7 @@ func (p *Proc) access(a Addr, write, rmw bool) (*region, int) {
 		ln.owner = -1
 		ln.sharers |= bit
 	}
-	p.stall(done)
-	return r, w
+	return r, w, done
 }
 
 // written tells the other cores that c's write to ln lands at t: their
@@ -264,56 +264,62 @@ func (m *Memory) written(c *Core, ln *line, t Time) {
 
 // Load reads the word at a.
 func (p *Proc) Load(a Addr) uint64 {
-	r, w := p.access(a, false, false)
-	return r.words[w]
+	r, w, done := p.access(a, false, false)
+	v := r.words[w]
+	p.stall(done)
+	return v
 }
 
 // Store writes v to the word at a.
 func (p *Proc) Store(a Addr, v uint64) {
-	r, w := p.access(a, true, false)
+	r, w, done := p.access(a, true, false)
 	r.words[w] = v
+	p.stall(done)
 }
 
 // CAS atomically replaces the word at a with new if it equals old; it
 // returns the previous value and whether it swapped. Like S32C1I or an
 // LSE CAS it always needs the line (or the memory port) exclusively.
 func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
-	r, w := p.access(a, true, true)
+	r, w, done := p.access(a, true, true)
 	prev := r.words[w]
 	if prev == old {
 		r.words[w] = new
-		return prev, true
 	}
-	return prev, false
+	p.stall(done)
+	return prev, prev == old
 }
 
 // Swap atomically writes v to a and returns the previous value.
 func (p *Proc) Swap(a Addr, v uint64) uint64 {
-	r, w := p.access(a, true, true)
+	r, w, done := p.access(a, true, true)
 	prev := r.words[w]
 	r.words[w] = v
+	p.stall(done)
 	return prev
 }
 
 // FetchAdd atomically adds d to the word at a and returns the previous value.
 func (p *Proc) FetchAdd(a Addr, d uint64) uint64 {
-	r, w := p.access(a, true, true)
+	r, w, done := p.access(a, true, true)
 	prev := r.words[w]
 	r.words[w] = prev + d
+	p.stall(done)
 	return prev
 }
 
 // LoadExclusive reads a and arms the core's exclusive monitor on its line
 // (ARM LDXR/LDAXR).
 func (p *Proc) LoadExclusive(a Addr) uint64 {
-	r, w := p.access(a, false, false)
+	r, w, done := p.access(a, false, false)
 	c := p.core
-	m := p.e.mem
 	c.clearMonitor()
-	li := int(uint64(a-r.Base) >> m.lineBits)
+	li := int(uint64(a-r.Base) >> p.e.mem.lineBits)
 	c.monLine, c.monReg = int64(li), r
 	r.lines[li].monitors |= 1 << c.ID
-	return r.words[w]
+	v := r.words[w]
+	p.stall(done)
+	return v
 }
 
 // StoreExclusive writes v to a if the core's monitor still covers a's line
@@ -321,14 +327,15 @@ func (p *Proc) LoadExclusive(a Addr) uint64 {
 func (p *Proc) StoreExclusive(a Addr, v uint64) bool {
 	c := p.core
 	r, w, li := p.e.mem.find(a)
-	if c.monReg != r || c.monLine != int64(li) {
-		c.clearMonitor()
+	held := c.monReg == r && c.monLine == int64(li)
+	c.clearMonitor()
+	if !held {
 		p.Compute(c.Cfg.HitCycles)
 		return false
 	}
-	c.clearMonitor()
-	p.access(a, true, false)
+	_, _, done := p.access(a, true, false)
 	r.words[w] = v
+	p.stall(done)
 	return true
 }
 

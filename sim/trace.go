@@ -13,8 +13,9 @@ type Span struct {
 // Trace records spans inside a window of simulated time, for the per-core
 // timeline charts. A nil *Trace records nothing, so models call it freely.
 type Trace struct {
-	From, To Time   `msgpack:"from,to"`
-	Spans    []Span `msgpack:"spans" json:"spans"`
+	From  Time   `msgpack:"from" json:"from"`
+	To    Time   `msgpack:"to" json:"to"`
+	Spans []Span `msgpack:"spans" json:"spans"`
 	// Max bounds the number of spans kept, so a long window cannot exhaust memory.
 	Max int `msgpack:"max" json:"max"`
 }
