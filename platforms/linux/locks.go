@@ -1,0 +1,293 @@
+package linux
+
+import (
+	"fmt"
+
+	"synclab/sim"
+)
+
+// Spinlock is a raw spinlock: Lock spins until the caller holds it.
+type Spinlock interface {
+	Lock(p *sim.Proc)
+	Unlock(p *sim.Proc)
+	// Word returns the address of the lock word.
+	Word() sim.Addr
+}
+
+// Flavour names a spinlock algorithm.
+type Flavour string
+
+// Spinlock algorithms.
+const (
+	QSpinlock Flavour = "qspinlock" // arm64 since v4.19 (commit c11090474d70)
+	Ticket    Flavour = "ticket"    // arm32 (and arm64 before v4.19)
+	TAS       Flavour = "tas"       // test-and-set baseline
+	TTAS      Flavour = "ttas"      // test-and-test-and-set baseline
+)
+
+// Flavours lists every algorithm.
+var Flavours = []Flavour{QSpinlock, Ticket, TAS, TTAS}
+
+// NewSpinlock allocates a lock of flavour f on its own cache line with the
+// wait policy w.
+func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	a, err := k.Alloc(8)
+	if err != nil {
+		return nil, err
+	}
+	base := lockBase{k: k, word: a, w: w, wq: &waitQueue{k: k}}
+	if w.Mode == Relax || w.Mode == WFI {
+		k.spinners = true
+	}
+	switch f {
+	case QSpinlock:
+		return &qspinlock{base}, nil
+	case Ticket:
+		return &ticketLock{base}, nil
+	case TAS:
+		return &tasLock{base}, nil
+	case TTAS:
+		return &ttasLock{base}, nil
+	}
+	return nil, fmt.Errorf("spinlock flavour %q unknown; known: %v", f, Flavours)
+}
+
+type lockBase struct {
+	k    *Kernel
+	word sim.Addr
+	w    Wait
+	wq   *waitQueue
+}
+
+func (l *lockBase) Word() sim.Addr { return l.word }
+
+// SpinLockIRQSave is spin_lock_irqsave: interrupts are masked before the
+// lock is taken (so a handler on this CPU cannot deadlock on it) and stay
+// masked while it is held. It returns the flags for SpinUnlockIRQRestore.
+func SpinLockIRQSave(p *sim.Proc, l Spinlock) int {
+	flags := LocalIRQSave(p)
+	l.Lock(p)
+	return flags
+}
+
+// SpinUnlockIRQRestore is spin_unlock_irqrestore.
+func SpinUnlockIRQRestore(p *sim.Proc, l Spinlock, flags int) {
+	l.Unlock(p)
+	LocalIRQRestore(p, flags)
+}
+
+// ---- qspinlock (kernel/locking/qspinlock.c, v5.10) ----
+
+// Lock word layout for NR_CPUS < 16K (include/asm-generic/qspinlock_types.h):
+// bits 0-7 locked, bit 8 pending, bits 16-17 tail index, 18-31 tail cpu+1.
+const (
+	qLocked       = 1
+	qPending      = 1 << 8
+	qLockedMask   = 0xff
+	qPendingMask  = 0xff << 8 // locked_pending halfword: pending byte
+	qLPMask       = qLockedMask | qPendingMask
+	qTailIdxOff   = 16
+	qTailCPUOff   = 18
+	qTailMask     = 0xffff << 16
+	qPendingLoops = 1  // _Q_PENDING_LOOPS: arm64 does not override it
+	mcsNodeSize   = 16 // struct mcs_spinlock {next; locked; count} (count kept in Go)
+	maxNodes      = 4  // task, softirq, hardirq, nmi
+)
+
+type qspinlock struct{ lockBase }
+
+func encodeTail(cpu, idx int) uint64 {
+	return uint64(cpu+1)<<qTailCPUOff | uint64(idx)<<qTailIdxOff
+}
+
+// node returns the address of MCS node idx of cpu (per-CPU qnodes[]).
+func (l *qspinlock) node(cpu, idx int) sim.Addr {
+	return l.k.qnodes + sim.Addr(cpu)*l.k.line + sim.Addr(idx*mcsNodeSize)
+}
+
+func (l *qspinlock) decodeTail(tail uint64) sim.Addr {
+	cpu := int(tail>>qTailCPUOff) - 1
+	idx := int(tail>>qTailIdxOff) & 3
+	return l.node(cpu, idx)
+}
+
+// Lock is queued_spin_lock: the uncontended fast path is one cmpxchg.
+func (l *qspinlock) Lock(p *sim.Proc) {
+	val := l.k.cmpxchg(p, l.word, 0, qLocked)
+	if val == 0 {
+		return
+	}
+	l.slowpath(p, val)
+}
+
+// Unlock is queued_spin_unlock: smp_store_release(&lock->locked, 0). No
+// SEV: the store clears the waiters' exclusive monitors, which wakes them.
+func (l *qspinlock) Unlock(p *sim.Proc) {
+	l.k.add(p, l.word, ^uint64(0)) // locked byte 1 -> 0
+	l.k.release(p, &l.w, l.wq)
+}
+
+func (l *qspinlock) cond(p *sim.Proc, a sim.Addr, c func(uint64) bool) uint64 {
+	return l.k.condLoad(p, &l.w, a, true, l.wq, c)
+}
+
+// slowpath is queued_spin_lock_slowpath.
+func (l *qspinlock) slowpath(p *sim.Proc, val uint64) {
+	k := l.k
+	// Wait for an in-progress pending->locked hand-over (bounded).
+	if val == qPending {
+		cnt := qPendingLoops
+		val = l.cond(p, l.word, func(v uint64) bool {
+			if v != qPending {
+				return true
+			}
+			cnt--
+			return cnt < 0
+		})
+	}
+	// Any contention beyond the owner: queue.
+	if val&^qLockedMask != 0 {
+		l.queue(p)
+		return
+	}
+	// Become the pending waiter: fetch_or_acquire(pending).
+	val = k.llsc(p, l.word, func(v uint64) (uint64, bool) { return v | qPending, true })
+	if val&^qLockedMask != 0 {
+		// Someone queued or became pending meanwhile: undo our pending
+		// bit if we set it, and queue.
+		if val&qPendingMask == 0 {
+			k.add(p, l.word, ^uint64(qPending-1)) // clear_pending: -_Q_PENDING_VAL
+		}
+		l.queue(p)
+		return
+	}
+	// We are pending: wait for the owner to go, spinning on the lock word.
+	if val&qLockedMask != 0 {
+		l.cond(p, l.word, func(v uint64) bool { return v&qLockedMask == 0 })
+	}
+	// clear_pending_set_locked: locked_pending halfword 0x0100 -> 0x0001.
+	k.add(p, l.word, qLocked+(^uint64(qPending)+1)) // +1 - 0x100
+}
+
+// queue is the MCS part of the slow path: each waiter spins on its own
+// per-CPU node; only the queue head watches the lock word.
+func (l *qspinlock) queue(p *sim.Proc) {
+	k := l.k
+	cpu := k.cpu(p)
+	idx := cpu.qcount
+	cpu.qcount++
+	defer func() { cpu.qcount-- }()
+	if idx >= maxNodes {
+		// More nesting than nodes (never in practice): spin on trylock.
+		for l.k.cmpxchg(p, l.word, 0, qLocked) != 0 {
+			p.Compute(l.w.RelaxCycles)
+		}
+		return
+	}
+	node := l.node(cpu.ID, idx)
+	tail := encodeTail(cpu.ID, idx)
+	k.store(p, node+8, 0) // node->locked = 0
+	k.store(p, node, 0)   // node->next = NULL
+	// queued_spin_trylock: the lock may have been freed while we set up.
+	if v := k.load(p, l.word); v == 0 && k.cmpxchg(p, l.word, 0, qLocked) == 0 {
+		return
+	}
+	// xchg_tail: publish ourselves as the tail (a halfword xchg, an LL/SC
+	// loop on arm64 without LSE).
+	old := k.llsc(p, l.word, func(v uint64) (uint64, bool) { return v&^qTailMask | tail, true })
+	var next uint64
+	if old&qTailMask != 0 {
+		prev := l.decodeTail(old & qTailMask)
+		k.store(p, prev, uint64(node)) // WRITE_ONCE(prev->next, node)
+		// arch_mcs_spin_lock_contended: smp_cond_load_acquire(&node->locked, VAL)
+		l.cond(p, node+8, func(v uint64) bool { return v != 0 })
+		next = k.load(p, node)
+	}
+	// We are the head: wait for owner and pending to go.
+	val := l.cond(p, l.word, func(v uint64) bool { return v&qLPMask == 0 })
+	// If we are also the tail, claim the lock and clear the tail at once.
+	if val&qTailMask == tail {
+		if k.cmpxchg(p, l.word, val, qLocked) == val {
+			return
+		}
+	}
+	k.add(p, l.word, qLocked) // set_locked: locked byte 0 -> 1
+	if next == 0 {
+		next = l.cond(p, node, func(v uint64) bool { return v != 0 })
+	}
+	// arch_mcs_spin_unlock_contended: smp_store_release(&next->locked, 1)
+	k.store(p, sim.Addr(next)+8, 1)
+}
+
+// ---- arm32 ticket lock (arch/arm/include/asm/spinlock.h) ----
+
+// Lock word: owner in bits 0-31, next in bits 32-63 (arm32 uses 16-bit
+// halves; 32 keeps the sim free of wrap-around for any run length).
+const ticketNext = 1 << 32
+
+type ticketLock struct{ lockBase }
+
+// Lock takes a ticket (ldrex/add/strex) and waits with wfe until the owner
+// field reaches it.
+func (l *ticketLock) Lock(p *sim.Proc) {
+	k := l.k
+	old := k.llsc(p, l.word, func(v uint64) (uint64, bool) { return v + ticketNext, true })
+	mine := old >> 32
+	if uint32(old) == uint32(mine) {
+		return
+	}
+	// while (lockval.tickets.next != lockval.tickets.owner) { wfe(); owner = READ_ONCE(...) }
+	k.condLoad(p, &l.w, l.word, false, l.wq, func(v uint64) bool { return uint32(v) == uint32(mine) })
+}
+
+// Unlock is smp_mb(); owner++; dsb_sev(): arm32 waiters sleep in a plain WFE
+// that only an SEV (or an interrupt / the event stream) ends.
+func (l *ticketLock) Unlock(p *sim.Proc) {
+	l.k.add(p, l.word, 1)
+	p.SEV()
+	l.k.release(p, &l.w, l.wq)
+}
+
+// ---- test-and-set and test-and-test-and-set baselines ----
+
+type tasLock struct{ lockBase }
+
+// Lock retries an atomic swap, pausing between attempts: the article's
+// "while (test_and_set(lock)) wfe()/wfi();".
+func (l *tasLock) Lock(p *sim.Proc) {
+	for iter := 0; ; iter++ {
+		if l.k.llsc(p, l.word, func(uint64) (uint64, bool) { return 1, true }) == 0 {
+			return
+		}
+		l.k.pause(p, &l.w, iter)
+	}
+}
+
+// Unlock is the article's release: smp_store_release(0); dsb(ishst); sev().
+func (l *tasLock) Unlock(p *sim.Proc) {
+	l.k.store(p, l.word, 0)
+	p.SEV()
+	l.k.release(p, &l.w, l.wq)
+}
+
+type ttasLock struct{ lockBase }
+
+// Lock reads until the lock looks free, then tries the atomic.
+func (l *ttasLock) Lock(p *sim.Proc) {
+	for {
+		if l.k.llsc(p, l.word, func(v uint64) (uint64, bool) { return 1, v == 0 }) == 0 {
+			return
+		}
+		l.k.condLoad(p, &l.w, l.word, true, l.wq, func(v uint64) bool { return v == 0 })
+	}
+}
+
+// Unlock stores 0 and sends the article's SEV.
+func (l *ttasLock) Unlock(p *sim.Proc) {
+	l.k.store(p, l.word, 0)
+	p.SEV()
+	l.k.release(p, &l.w, l.wq)
+}

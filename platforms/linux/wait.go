@@ -1,0 +1,300 @@
+package linux
+
+import (
+	"fmt"
+
+	"synclab/sim"
+)
+
+// Mode is how a spinning CPU passes time until the lock may be free.
+type Mode int
+
+// Wait modes.
+const (
+	// WFE: arm64 smp_cond_load_acquire (__cmpwait: LDXR arms the exclusive
+	// monitor, WFE sleeps until the lock line is written, an interrupt or
+	// the event stream); plain WFE where the algorithm has no monitor.
+	WFE Mode = iota
+	// WFI: the article's faulty loop: WFI sleeps until an interrupt; a
+	// release never wakes it. With interrupts masked (irqsave) a pending
+	// interrupt makes every later WFI fall through, so the loop then spins.
+	WFI
+	// Relax: busy-wait with cpu_relax (yield) between polls.
+	Relax
+	// Adaptive: poll SpinLimit times, then WFE (the article's 4.2).
+	Adaptive
+	// Tiered: poll SpinLimit times, then WFE up to WFELimit wake-ups, then
+	// schedule() until the unlocker wakes the task (the article's 6).
+	Tiered
+)
+
+var modeNames = [...]string{"wfe", "wfi", "relax", "adaptive", "tiered"}
+
+func (m Mode) String() string {
+	if m < 0 || int(m) >= len(modeNames) {
+		return fmt.Sprintf("mode(%d)", int(m))
+	}
+	return modeNames[m]
+}
+
+// ParseMode returns the mode with the given name.
+func ParseMode(s string) (Mode, error) {
+	for i, n := range modeNames {
+		if n == s {
+			return Mode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("wait mode %q unknown; known: %v", s, modeNames)
+}
+
+// Wait is a lock's waiting policy.
+type Wait struct {
+	Mode Mode
+	// RelaxCycles is one poll iteration with cpu_relax (a load, compare,
+	// branch and YIELD).
+	RelaxCycles int64
+	// SpinLimit (Adaptive, Tiered) is the number of polls before WFE.
+	SpinLimit int
+	// WFELimit (Tiered) is the number of WFE wake-ups before schedule().
+	WFELimit int
+	// RedundantSEV adds an SEV after every release: the workaround for a
+	// SoC that loses wake-up events (the article's 5).
+	RedundantSEV bool
+}
+
+// Validate reports the first bad field, naming it and its value.
+func (w Wait) Validate() error {
+	switch {
+	case w.Mode < WFE || w.Mode > Tiered:
+		return fmt.Errorf("wait: Mode = %d unknown", int(w.Mode))
+	case w.RelaxCycles < 1:
+		return fmt.Errorf("wait: RelaxCycles = %d must be >= 1", w.RelaxCycles)
+	case w.SpinLimit < 0 || w.WFELimit < 0:
+		return fmt.Errorf("wait: SpinLimit = %d and WFELimit = %d must be >= 0", w.SpinLimit, w.WFELimit)
+	}
+	return nil
+}
+
+// waitQueue holds tasks that called schedule() in the tiered policy; the
+// unlocker wakes the first (a wake_q of one). Go state is safe: procs run
+// one at a time.
+type waitQueue struct {
+	k     *Kernel
+	tasks []*CPU
+}
+
+func (q *waitQueue) wakeOne(p *sim.Proc) {
+	if len(q.tasks) == 0 {
+		return
+	}
+	cpu := q.tasks[0]
+	q.tasks = q.tasks[1:]
+	q.k.wakeUp(p, cpu)
+}
+
+func (q *waitQueue) remove(cpu *CPU) {
+	for i, c := range q.tasks {
+		if c == cpu {
+			q.tasks = append(q.tasks[:i], q.tasks[i+1:]...)
+			return
+		}
+	}
+}
+
+// Memory accesses of the lock code, counted when Kernel.Count is set.
+
+func (k *Kernel) count(p *sim.Proc, a sim.Addr) {
+	if k.Count != nil {
+		k.Count(p.Core().ID, a)
+	}
+}
+
+func (k *Kernel) load(p *sim.Proc, a sim.Addr) uint64 { k.count(p, a); return p.Load(a) }
+
+func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) {
+	k.count(p, a)
+	p.Store(a, v)
+	k.republish(p, a)
+}
+
+// add is a sub-word store emulated on sim's 64-bit words: the kernel writes
+// one byte (lock->locked) or halfword (owner++) that no other CPU writes
+// concurrently, so adding the known difference atomically has the same
+// effect and the same coherence cost (the line taken exclusively) without
+// clobbering the neighbouring fields other CPUs update.
+func (k *Kernel) add(p *sim.Proc, a sim.Addr, d uint64) {
+	k.count(p, a)
+	p.FetchAdd(a, d)
+	k.republish(p, a)
+}
+
+// ldxr is LDXR with a work-around for a sim bug (TestSimMonitorArmedAfter-
+// InFlightWrite): sim arms the monitor when the read completes but tells
+// monitors about a write when the write is issued, so a write issued while
+// our read was in flight (landing after it) neither clears the monitor nor
+// shows in the value read. A plain re-read after arming is queued behind
+// any such write: if it differs, the value is re-read exclusively. A write
+// issued after arming clears the monitor as it should. Costs an L1 hit.
+func (k *Kernel) ldxr(p *sim.Proc, a sim.Addr) uint64 {
+	for {
+		k.count(p, a)
+		v := p.LoadExclusive(a)
+		if p.Load(a) == v {
+			return v
+		}
+	}
+}
+
+// republish works around the same sim bug for SpinUntil, which registers a
+// spinner when its read completes: a write issued during that read would
+// never wake it. Re-writing the value (an atomic add of 0, an L1 hit right
+// after our own write) tells every spinner registered by then. Only the
+// policies that busy-wait through SpinUntil need it; WFE waiters do not,
+// so fault injection on wake events is not given a second chance.
+func (k *Kernel) republish(p *sim.Proc, a sim.Addr) {
+	if k.spinners {
+		p.FetchAdd(a, 0)
+	}
+}
+
+// llsc is an arm64 LL/SC loop without LSE atomics (the RK3399 is Armv8.0):
+// prfm pstl1strm; 1: ldaxr; <op>; stlxr; cbnz 1b. op returns the new value
+// and whether to store; on false the loop exits without storing (the
+// cmpxchg failure path, which leaves the monitor armed as the kernel does).
+func (k *Kernel) llsc(p *sim.Proc, a sim.Addr, op func(old uint64) (uint64, bool)) uint64 {
+	for {
+		old := k.ldxr(p, a)
+		nv, ok := op(old)
+		if !ok {
+			return old
+		}
+		if p.StoreExclusive(a, nv) {
+			k.republish(p, a)
+			return old
+		}
+	}
+}
+
+// cmpxchg is atomic_cmpxchg_acquire: it returns the previous value.
+func (k *Kernel) cmpxchg(p *sim.Proc, a sim.Addr, old, nv uint64) uint64 {
+	return k.llsc(p, a, func(v uint64) (uint64, bool) { return nv, v == old })
+}
+
+// condLoad is smp_cond_load_acquire(ptr, cond) under the lock's wait policy:
+// it returns the first value of *a for which cond holds. monitor says the
+// algorithm waits on the word itself (arm64 __cmpwait arms the exclusive
+// monitor, so the releasing store is the wake-up); without it WFE relies
+// on an SEV (arm32 wfe loops). wq, when non-nil, lets Tiered schedule().
+func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, wq *waitQueue, cond func(uint64) bool) uint64 {
+	if w.Mode == Relax {
+		k.count(p, a)
+		return p.SpinUntil(a, w.RelaxCycles, cond)
+	}
+	for iter := 0; ; iter++ {
+		v := k.load(p, a)
+		if cond(v) {
+			return v
+		}
+		switch k.tier(p, w, iter, wq) {
+		case tierPoll:
+			p.Compute(w.RelaxCycles)
+		case tierSpin:
+			// WFI can no longer sleep: the rest of the wait is a busy poll.
+			k.count(p, a)
+			return p.SpinUntil(a, w.RelaxCycles, cond)
+		case tierWFE:
+			if monitor {
+				// __cmpwait_relaxed: sevl; wfe; ldxr; eor; cbnz 1f; wfe; 1:
+				// The first wfe only consumes the local event, so a
+				// stale event cannot skip the real wait.
+				p.SEVL()
+				p.WFE()
+				if k.ldxr(p, a) == v {
+					p.WFE()
+				}
+			} else {
+				p.WFE()
+			}
+		case tierWFI:
+			// Handled in tier: it has already slept.
+		case tierSchedule:
+			cpu := k.cpu(p)
+			wq.tasks = append(wq.tasks, cpu)
+			// prepare_to_wait, then re-check before sleeping: a
+			// release between the check above and the queueing would
+			// otherwise be missed.
+			if cond(k.load(p, a)) {
+				wq.remove(cpu)
+				continue
+			}
+			k.blockUntilWoken(p, fmt.Sprintf("schedule() waiting for lock word %#x", uint64(a)))
+		}
+	}
+}
+
+type tier int
+
+const (
+	tierPoll tier = iota
+	tierWFE
+	tierWFI
+	tierSpin
+	tierSchedule
+)
+
+// tier picks what iteration iter of a wait loop does, per policy. For WFI
+// it sleeps right here and reports tierSpin when WFI fell through at once
+// (an interrupt is pending but masked: WFI cannot sleep until it is taken).
+func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, wq *waitQueue) tier {
+	switch w.Mode {
+	case WFI:
+		t0 := p.Now()
+		p.WFI()
+		if p.Now() == t0 {
+			return tierSpin
+		}
+		return tierWFI
+	case Adaptive:
+		if iter < w.SpinLimit {
+			return tierPoll
+		}
+	case Tiered:
+		switch {
+		case iter < w.SpinLimit:
+			return tierPoll
+		case iter < w.SpinLimit+w.WFELimit, wq == nil, k.InIRQ(p), IRQsDisabled(p):
+			// schedule() from atomic context is a bug ("scheduling
+			// while atomic"): with interrupts masked or in a handler the
+			// last tier stays WFE.
+			return tierWFE
+		default:
+			return tierSchedule
+		}
+	}
+	return tierWFE
+}
+
+// pause is one wait step of a lock that retries an atomic rather than
+// reading first (test-and-set): the policy's pause between attempts.
+func (k *Kernel) pause(p *sim.Proc, w *Wait, iter int) {
+	if w.Mode == Relax {
+		p.Compute(w.RelaxCycles)
+		return
+	}
+	switch k.tier(p, w, iter, nil) {
+	case tierPoll, tierSpin:
+		p.Compute(w.RelaxCycles)
+	case tierWFE:
+		p.WFE()
+	}
+}
+
+// release ends an unlock: the optional redundant SEV of the workaround.
+func (k *Kernel) release(p *sim.Proc, w *Wait, wq *waitQueue) {
+	if w.RedundantSEV {
+		p.SEV()
+	}
+	if wq != nil {
+		wq.wakeOne(p)
+	}
+}
