@@ -1,0 +1,68 @@
+package labkit
+
+import (
+	"context"
+
+	"synclab/platforms/esp32"
+)
+
+// The ESP32 experiments (issue 5): the article's critical-section benchmark
+// with the IDF FreeRTOS SMP model of platforms/esp32.
+func init() {
+	params := append(esp32.Params(), esp32.WorkloadParams()...)
+	Register(Experiment{
+		Name: "esp32-critical-section",
+		Description: "ESP32, ESP-IDF v5 FreeRTOS SMP: two tasks pinned to the two cores (priority 10) each do " +
+			"1,000,000 guarded increments of one counter, guarded by a mutex, a task-notification handshake, " +
+			"a portMUX critical section or a binary semaphore; total time, CPU use, interrupt latency.",
+		Platform: "esp32",
+		Params:   params,
+		Variants: []Variant{
+			{Name: esp32.VariantMutex, Doc: "xSemaphoreCreateMutex; xSemaphoreTake(portMAX_DELAY), counter++, xSemaphoreGive (the article's \"semaphore\")"},
+			{Name: esp32.VariantNotify, Doc: "ulTaskNotifyTake(pdTRUE, portMAX_DELAY), counter++, xTaskNotifyGive(other): the article's strict-alternation handshake"},
+			{Name: esp32.VariantCritical, Doc: "portENTER_CRITICAL(&mux), counter++, portEXIT_CRITICAL(&mux): a spinlock with interrupts masked to level 3"},
+			{Name: esp32.VariantBinary, Doc: "xSemaphoreCreateBinary given once; take/give like the mutex but without priority inheritance"},
+		},
+		Repeats: 1,
+		Seed:    1,
+		Metrics: csMetrics,
+	}, runESP32CriticalSection)
+}
+
+var csMetrics = []Metric{
+	{Name: "total_ms", Unit: "ms", Better: Lower, Doc: "esp_timer time from the scheduler start until the last worker finishes"},
+	{Name: "ns_per_op", Unit: "ns", Better: Lower, Doc: "total time divided by one task's iterations (the article's \"mean latency per operation\")"},
+	{Name: "cpu_core0_pct", Unit: "%", Better: Neither, Doc: "core 0: 100% minus the idle task's run-time share (vTaskGetRunTimeStats)"},
+	{Name: "cpu_core1_pct", Unit: "%", Better: Neither, Doc: "core 1: 100% minus the idle task's run-time share"},
+	{Name: "max_irq_latency_us", Unit: "us", Better: Lower, Doc: "largest latency of the 1 kHz peripheral interrupt on core 0 (assertion to handler)"},
+	{Name: "p99_irq_latency_us", Unit: "us", Better: Lower, Doc: "99th percentile of that latency"},
+	{Name: "context_switches", Unit: "count", Better: Lower, Doc: "task switches on both cores"},
+	{Name: "ipis", Unit: "count", Better: Lower, Doc: "crosscore interrupts sent (yields to the other core and self-yields)"},
+	{Name: "sync_ram_bytes", Unit: "bytes", Better: Lower, Doc: "RAM of the synchronization object: StaticQueue_t 80 B, portMUX_TYPE 8 B, notification 0 B (its 5 B per index are in every TCB anyway)"},
+	{Name: "counter", Unit: "count", Better: Neither, Doc: "final value of the shared counter"},
+	{Name: "expected_counter", Unit: "count", Better: Neither, Doc: "tasks x iterations: what the counter must read if mutual exclusion held"},
+	{Name: "kernel_lock_spin_us", Unit: "us", Better: Lower, Doc: "time cores spent spinning on xKernelLock"},
+	{Name: "object_lock_spin_us", Unit: "us", Better: Lower, Doc: "time cores spent spinning on the object's own spinlock (xQueueLock or the portMUX)"},
+	{Name: "energy_mj", Unit: "mJ", Better: Lower, Doc: "energy of both cores (datasheet modem-sleep currents split per core; comparative only)"},
+}
+
+func runESP32CriticalSection(ctx context.Context, spec RunSpec) (RunResult, error) {
+	r, err := esp32.RunCriticalSection(ctx, spec.Variant, spec.Params, spec.Seed, spec.Trace)
+	if err != nil {
+		return RunResult{}, err
+	}
+	return RunResult{
+		Metrics: map[string]float64{
+			"total_ms": r.TotalMS, "ns_per_op": r.NSPerOp,
+			"cpu_core0_pct": r.CPUPct[0], "cpu_core1_pct": r.CPUPct[1],
+			"max_irq_latency_us": r.MaxIRQUS, "p99_irq_latency_us": r.P99IRQUS,
+			"context_switches": float64(r.ContextSwitches), "ipis": float64(r.IPIs),
+			"sync_ram_bytes": float64(r.SyncRAMBytes),
+			"counter":        float64(r.Counter), "expected_counter": float64(r.Expected),
+			"kernel_lock_spin_us": r.KernelLockSpinUS, "object_lock_spin_us": r.ObjectLockSpinUS,
+			"energy_mj": r.EnergyMJ,
+		},
+		Samples: map[string][]float64{"irq_latency_us": r.IRQLatencyUS},
+		Trace:   r.Trace,
+	}, nil
+}

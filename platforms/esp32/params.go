@@ -1,0 +1,186 @@
+// Package esp32 models the ESP32 (2 x Xtensa LX6, internal SRAM with no data
+// cache) running ESP-IDF v5.x FreeRTOS SMP, in enough depth that the cost of
+// its synchronization primitives emerges from mechanisms: portMUX spinlocks
+// (S32C1I at the shared SRAM port), interrupt masking, the global kernel
+// lock, crosscore yield interrupts, context switches and ticks.
+//
+// Every number the model uses is a platforms.Param with its provenance (see
+// ../shared/calibration.md). Kernel paths are Go functions on a *sim.Proc
+// named and structured like their C originals in tasks.c, queue.c and port.c,
+// so a reader can check one against the other.
+package esp32
+
+import (
+	"fmt"
+
+	"synclab/platforms"
+	"synclab/sim"
+)
+
+// Parameter keys of the platform. Workload keys live in workload.go.
+const (
+	KeyCPUMHz           = "cpu_mhz"
+	KeyTickHz           = "tick_hz"
+	KeySRAMLatency      = "sram_latency_cycles"
+	KeySRAMOccupancy    = "sram_occupancy_cycles"
+	KeyPSRAMLatency     = "psram_latency_ns"
+	KeySpinLoop         = "spin_loop_cycles"
+	KeySpinlockPair     = "spinlock_pair_cycles"
+	KeyIRQEntry         = "irq_entry_cycles"
+	KeyIRQExit          = "irq_exit_cycles"
+	KeyCrosscoreTrigger = "crosscore_trigger_cycles"
+	KeyCrosscoreLatency = "crosscore_latency_cycles"
+	KeyCrosscoreISR     = "crosscore_isr_cycles"
+	KeySwitchSelect     = "switch_select_cycles"
+	KeySwitchSave       = "switch_save_restore_cycles"
+	KeyTakeBody         = "sem_take_body_cycles"
+	KeyGiveBody         = "sem_give_body_cycles"
+	KeyBlockBody        = "block_body_cycles"
+	KeyNotifyBody       = "notify_body_cycles"
+	KeyTickBody         = "tick_body_cycles"
+	KeyIdleLoop         = "idle_loop_cycles"
+	KeyNotifyEntries    = "notify_entries"
+)
+
+// calib is the calibration sheet every ASSUME below refers to.
+const calib = "../shared/calibration.md (ESP32 section)"
+
+// Params returns the platform parameters with their defaults, provenance and
+// ranges. Callers own the returned slice.
+func Params() platforms.Params {
+	return platforms.Params{
+		{Key: KeyCPUMHz, Value: 240, Unit: "MHz", Prov: platforms.CODE, Min: 80, Max: 240, Choices: []float64{80, 160, 240},
+			Source: "esp-idf components/esp_system/port/soc/esp32/Kconfig.cpu (default 160; the article selects 240)",
+			Doc:    "CPU clock of both LX6 cores (CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ)"},
+		{Key: KeyTickHz, Value: 100, Unit: "Hz", Prov: platforms.CODE, Min: 100, Max: 1000, Choices: []float64{100, 1000},
+			Source: "esp-idf components/freertos/Kconfig CONFIG_FREERTOS_HZ (default 100; test apps use 1000)",
+			Doc:    "FreeRTOS tick rate; each core has its own tick interrupt (CCOMPARE0, level 1)"},
+		{Key: KeySRAMLatency, Value: 1, Unit: "cycles", Prov: platforms.ASSUME, Min: 0, Max: 20, Low: 1, High: 4,
+			Source: calib + ": internal SRAM access ~1 cycle; no data cache in front of it (XCHAL_DCACHE_SIZE 0, core-isa.h)",
+			Doc:    "latency of one load or store to internal SRAM"},
+		{Key: KeySRAMOccupancy, Value: 1, Unit: "cycles", Prov: platforms.ASSUME, Min: 0, Max: 20, Low: 1, High: 2,
+			Source: calib + ": both cores share the SRAM bus; arbitration cost not published",
+			Doc:    "time one access holds the shared SRAM port (an S32C1I holds it twice)"},
+		{Key: KeyPSRAMLatency, Value: 900, Unit: "ns", Prov: platforms.DERIVED, Min: 100, Max: 5000,
+			Source: calib + ": a PSRAM cache-line miss ~0.9 us (DERIVED from the 40/80 MHz quad SPI line fill)",
+			Doc:    "time to fill a 32-byte cache line from external SPI RAM"},
+		{Key: KeySpinLoop, Value: 10, Unit: "cycles", Prov: platforms.ASSUME, Min: 2, Max: 200, Low: 6, High: 30,
+			Source: "esp-idf esp_hw_support/include/spinlock.h: retry loop of compare_and_set (WSR SCOMPARE1; S32C1I), no backoff; loop length not published",
+			Doc:    "period of one retry of the portMUX acquire loop"},
+		{Key: KeySpinlockPair, Value: 120, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 1000, Low: 60, High: 215,
+			Source: calib + ": portMUX enter+exit uncontended < 215 cycles dual-core (BOUND, idf_test/include/idf_performance.h); suggested 120",
+			Doc:    "instructions of portENTER_CRITICAL + portEXIT_CRITICAL besides their lock-word accesses (RSIL, core id, nesting counts)"},
+		{Key: KeyIRQEntry, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 2000, Low: 70, High: 290,
+			Source: calib + ": ISR entry < 290 cycles (BOUND, test_isr_latency.c)",
+			Doc:    "from interrupt assertion to the first instruction of the C handler (window spill, dispatch table)"},
+		{Key: KeyIRQExit, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 2000, Low: 70, High: 565,
+			Source: calib + ": ISR exit through xSemaphoreGiveFromISR to task resume < 565 cycles (BOUND, test_isr_latency.c)",
+			Doc:    "from the end of the C handler back to the interrupted code (without a context switch)"},
+		{Key: KeyCrosscoreTrigger, Value: 40, Unit: "cycles", Prov: platforms.ASSUME, Min: 1, Max: 1000, Low: 20, High: 100,
+			Source: "esp-idf esp_system/crosscore_int.c esp_crosscore_int_send: a DPORT register write besides the reason update; cost not published",
+			Doc:    "instructions of esp_crosscore_int_send besides its reason-spinlock section"},
+		{Key: KeyCrosscoreLatency, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Min: 0, Max: 2000, Low: 50, High: 300,
+			Source: calib + ": crosscore trigger to ISR entry ~300 cycles suggested, of which irq_entry_cycles is the entry",
+			Doc:    "from the DPORT write to the interrupt pending on the other core"},
+		{Key: KeyCrosscoreISR, Value: 60, Unit: "cycles", Prov: platforms.ASSUME, Min: 1, Max: 1000, Low: 30, High: 150,
+			Source: "esp-idf esp_system/crosscore_int.c esp_crosscore_isr: clear the DPORT bit, read and clear the reason under reason_spinlock",
+			Doc:    "instructions of the crosscore ISR besides its reason-spinlock section"},
+		{Key: KeySwitchSelect, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 2000, Low: 80, High: 400,
+			Source: calib + ": same-core taskYIELD switch < 2000 cycles (BOUND, test_freertos_scheduling_time.c); suggested total 1200",
+			Doc:    "vTaskSwitchContext's task selection, run under xKernelLock"},
+		{Key: KeySwitchSave, Value: 1000, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 5000, Low: 400, High: 1700,
+			Source: calib + ": same-core taskYIELD switch < 2000 cycles (BOUND); suggested context switch 1200 including selection",
+			Doc:    "saving one task's context (register windows spill) and restoring the next's"},
+		{Key: KeyTakeBody, Value: 160, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 2000, Low: 80, High: 400,
+			Source: calib + ": uncontended semaphore take ~400 cycles suggested, minus the spinlock pair and the modelled SRAM accesses",
+			Doc:    "instructions of xQueueSemaphoreTake's fast path besides its critical sections and object accesses"},
+		{Key: KeyGiveBody, Value: 160, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 2000, Low: 80, High: 400,
+			Source: calib + ": uncontended semaphore give ~400 cycles suggested, minus the spinlock pair and the modelled SRAM accesses",
+			Doc:    "instructions of xQueueGenericSend's fast path besides its critical sections and object accesses"},
+		{Key: KeyBlockBody, Value: 200, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 2000, Low: 100, High: 500,
+			Source: "tasks.c vTaskPlaceOnEventList + prvAddCurrentTaskToDelayedList and xTaskRemoveFromEventList: list insertions; not published",
+			Doc:    "list work of blocking a task or unblocking one, under xKernelLock"},
+		{Key: KeyNotifyBody, Value: 80, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 2000, Low: 40, High: 200,
+			Source: "tasks.c ulTaskGenericNotifyTake / xTaskGenericNotify: a few TCB field updates; FreeRTOS claims notify is ~45% faster than a semaphore (MEAS by the vendor)",
+			Doc:    "instructions of a notify give or take besides its critical sections and TCB accesses"},
+		{Key: KeyTickBody, Value: 250, Unit: "cycles", Prov: platforms.ASSUME, Min: 10, Max: 5000, Low: 120, High: 600,
+			Source: "port_systick.c xPortSysTickHandler + tasks.c xTaskIncrementTick: compare reload, tick count, delayed-list check; not published",
+			Doc:    "tick handler work besides its xKernelLock section"},
+		{Key: KeyIdleLoop, Value: 100, Unit: "cycles", Prov: platforms.ASSUME, Min: 1, Max: 5000, Low: 40, High: 400,
+			Source: "tasks.c prvIdleTask + esp_vApplicationIdleHook before esp_cpu_wait_for_intr (waiti 0); not published",
+			Doc:    "idle-task loop before it sleeps in waiti"},
+		{Key: KeyNotifyEntries, Value: 1, Unit: "entries", Prov: platforms.CODE, Min: 1, Max: 32,
+			Source: "esp-idf components/freertos/Kconfig CONFIG_FREERTOS_TASK_NOTIFICATION_ARRAY_ENTRIES (default 1)",
+			Doc:    "notification indexes per task (configTASK_NOTIFICATION_ARRAY_ENTRIES)"},
+	}
+}
+
+// Power per core state, from the ESP32 Series Datasheet v3.5, section 3.7
+// "RTC and Low-Power Management", Table 6 "Power Consumption by Power Modes",
+// Modem-sleep rows (dual-core chip, radio off): the low end of each range is
+// the chip with its CPUs mostly idle, the high end with them busy. The
+// datasheet gives chip current at 3.3 V, not per core: the per-core figures
+// below split it evenly between the two cores (DERIVED), so they are good for
+// comparing variants, not for absolute per-core energy.
+var powerByMHz = map[int]struct{ busyMA, idleMA float64 }{
+	240: {68, 30},
+	160: {44, 27},
+	80:  {31, 20}, // Table 6, "80 MHz: 20 ~ 31 mA"
+}
+
+const supplyV = 3.3
+
+// Config is the platform model's parameter set in model units.
+type Config struct {
+	CPUMHz int
+	TickHz int
+	// SRAM port, in picoseconds.
+	SRAMLatency, SRAMOccupancy sim.Time
+	PSRAMLatency               sim.Time
+	// Cycle costs of kernel paths (see Params for each).
+	SpinLoop, SpinlockPair                       int64
+	IRQEntry, IRQExit                            int64
+	CrosscoreTrigger, CrosscoreLatency, CrossISR int64
+	SwitchSelect, SwitchSave                     int64
+	TakeBody, GiveBody, BlockBody, NotifyBody    int64
+	TickBody, IdleLoop                           int64
+	NotifyEntries                                int
+	ExecMW, WFIMW                                float64
+}
+
+// ConfigFrom checks values (a labkit run's parameters; missing keys take
+// their defaults) and converts them to a Config. A bad value is an error
+// naming the parameter and what it accepts.
+func ConfigFrom(values map[string]float64) (Config, error) {
+	ps := Params()
+	for _, p := range ps {
+		v, ok := values[p.Key]
+		if !ok {
+			continue
+		}
+		if err := ps.Set(p.Key, v); err != nil {
+			return Config{}, err
+		}
+	}
+	get := func(k string) float64 { return ps.Get(k) }
+	cyc := func(k string) int64 { return int64(get(k) + 0.5) }
+	mhz := int(get(KeyCPUMHz))
+	clk := sim.Clock{Hz: int64(mhz) * 1_000_000}
+	pw, ok := powerByMHz[mhz]
+	if !ok {
+		return Config{}, fmt.Errorf("parameter %s: value %d has no datasheet power figures", KeyCPUMHz, mhz)
+	}
+	return Config{
+		CPUMHz: mhz, TickHz: int(get(KeyTickHz)),
+		SRAMLatency: clk.Cycles(cyc(KeySRAMLatency)), SRAMOccupancy: clk.Cycles(cyc(KeySRAMOccupancy)),
+		PSRAMLatency: sim.Time(get(KeyPSRAMLatency) * float64(sim.Nanosecond)),
+		SpinLoop:     cyc(KeySpinLoop), SpinlockPair: cyc(KeySpinlockPair),
+		IRQEntry: cyc(KeyIRQEntry), IRQExit: cyc(KeyIRQExit),
+		CrosscoreTrigger: cyc(KeyCrosscoreTrigger), CrosscoreLatency: cyc(KeyCrosscoreLatency), CrossISR: cyc(KeyCrosscoreISR),
+		SwitchSelect: cyc(KeySwitchSelect), SwitchSave: cyc(KeySwitchSave),
+		TakeBody: cyc(KeyTakeBody), GiveBody: cyc(KeyGiveBody), BlockBody: cyc(KeyBlockBody), NotifyBody: cyc(KeyNotifyBody),
+		TickBody: cyc(KeyTickBody), IdleLoop: cyc(KeyIdleLoop),
+		NotifyEntries: int(get(KeyNotifyEntries)),
+		ExecMW:        pw.busyMA * supplyV / 2, WFIMW: pw.idleMA * supplyV / 2,
+	}, nil
+}

@@ -1,0 +1,363 @@
+package esp32
+
+import (
+	"fmt"
+
+	"synclab/sim"
+)
+
+// SemKind is the queue type of a semaphore (queueQUEUE_TYPE_*).
+type SemKind uint8
+
+// Semaphore kinds.
+const (
+	Mutex SemKind = iota
+	RecursiveMutex
+	Binary
+	Counting
+)
+
+var kindNames = [...]string{"mutex", "recursive mutex", "binary semaphore", "counting semaphore"}
+
+func (k SemKind) String() string { return kindNames[k] }
+
+// QueueBytes is sizeof(StaticQueue_t) with IDF v5 defaults: 80 bytes, the
+// portMUX xQueueLock included (DERIVED in ../shared/calibration.md).
+const QueueBytes = 80
+
+// Semaphore is a FreeRTOS semaphore or mutex: a Queue_t with item size 0 whose
+// uxMessagesWaiting is the count. Its fields the kernel touches are words in
+// SRAM; the lists are Go state guarded by the model's locks.
+type Semaphore struct {
+	Name string
+	Kind SemKind
+	k    *Kernel
+	// Lock is the object's xQueueLock.
+	Lock *PortMux
+	// Addr is the start of the Queue_t in SRAM.
+	Addr sim.Addr
+	// uxMessagesWaiting and the receive list's length (listLIST_IS_EMPTY).
+	countAddr, waitersAddr sim.Addr
+	max                    uint64
+	holder                 *TCB // xMutexHolder
+	recursion              int  // uxRecursiveCallCount
+	waitRecv               EventList
+	takeDesc               string
+}
+
+// NewSemaphore creates a semaphore: xSemaphoreCreateMutex (count 1),
+// xSemaphoreCreateRecursiveMutex, xSemaphoreCreateBinary (empty) or
+// xSemaphoreCreateCounting(max, initial). align places the Queue_t (and so
+// its words) on that boundary, for the alignment experiment.
+func (k *Kernel) NewSemaphore(name string, kind SemKind, maxCount, initial uint64, align uint64) (*Semaphore, error) {
+	switch kind {
+	case Mutex, RecursiveMutex:
+		maxCount, initial = 1, 1
+	case Binary:
+		maxCount = 1
+		if initial > 1 {
+			return nil, fmt.Errorf("semaphore %q: binary initial count %d must be 0 or 1", name, initial)
+		}
+	case Counting:
+		if maxCount == 0 || initial > maxCount {
+			return nil, fmt.Errorf("semaphore %q: counting maxCount %d must be > 0 and initial %d <= maxCount", name, maxCount, initial)
+		}
+	default:
+		return nil, fmt.Errorf("semaphore %q: unknown kind %d", name, kind)
+	}
+	a := k.SoC.Alloc(QueueBytes, max(align, 8))
+	s := &Semaphore{Name: name, Kind: kind, k: k, Addr: a, max: maxCount,
+		countAddr: a + 56, waitersAddr: a + 24, // uxMessagesWaiting, xTasksWaitingToReceive.uxNumberOfItems
+		waitRecv: EventList{Name: name}, takeDesc: fmt.Sprintf("take %s %q", kind, name)}
+	// xQueueLock is the last member of IDF's Queue_t.
+	s.Lock = &PortMux{Name: name + ".xQueueLock", Addr: a + 72, owner: -1}
+	k.SoC.Mem.Poke(s.Lock.Addr, spinlockFree)
+	k.SoC.Mem.Poke(s.countAddr, initial)
+	return s, nil
+}
+
+// Count returns uxSemaphoreGetCount without simulating an access.
+func (s *Semaphore) Count() uint64 { return s.k.SoC.Mem.Peek(s.countAddr) }
+
+// Holder returns the mutex holder, or nil.
+func (s *Semaphore) Holder() *TCB { return s.holder }
+
+// Waiters returns the tasks blocked in a take, in wake order.
+func (s *Semaphore) Waiters() []*TCB { return append([]*TCB(nil), s.waitRecv.tasks...) }
+
+func (s *Semaphore) isMutex() bool { return s.Kind == Mutex || s.Kind == RecursiveMutex }
+
+// xQueueSemaphoreTake takes s for the calling task t, blocking up to ticks
+// (PortMaxDelay: forever); it reports whether it got the semaphore. Its shape
+// is queue.c's: a first critical section on xQueueLock that takes if it can,
+// then a second that checks the timeout, applies priority inheritance and
+// blocks (nesting xKernelLock), then a yield and another round.
+func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
+	p := t.Proc
+	entrySet := false
+	var deadline uint32
+	inherited := false
+	for {
+		k.enterCritical(p, s.Lock)
+		if n := k.load(p, s.countAddr); n > 0 {
+			k.work(p, k.cfg.TakeBody)
+			k.store(p, s.countAddr, n-1)
+			if s.isMutex() {
+				s.holder = k.pvTaskIncrementMutexHeldCount(p, t)
+			}
+			// Nobody blocks on giving a semaphore: xTasksWaitingToSend stays empty.
+			k.exitCritical(p, s.Lock)
+			return true
+		}
+		if ticks == 0 {
+			k.exitCritical(p, s.Lock)
+			return false
+		}
+		if !entrySet { // vTaskInternalSetTimeOutState
+			deadline, entrySet = k.tickCount+ticks, true
+		}
+		k.exitCritical(p, s.Lock)
+
+		k.enterCritical(p, s.Lock)
+		if !k.xTaskCheckForTimeOut(p, t, ticks, deadline) {
+			if k.load(p, s.countAddr) == 0 { // prvIsQueueEmpty
+				k.enterCritical(p, k.KernelLock)
+				if s.isMutex() {
+					inherited = k.xTaskPriorityInherit(p, t, s.holder) || inherited
+				}
+				wait := PortMaxDelay
+				if ticks != PortMaxDelay {
+					wait = deadline - k.tickCount
+				}
+				k.block(p, t, &s.waitRecv, wait, s.takeDesc)
+				k.store(p, s.waitersAddr, uint64(s.waitRecv.Len()))
+				k.exitCritical(p, k.KernelLock)
+				k.exitCritical(p, s.Lock)
+				k.yieldWithinAPI(p)
+				continue
+			}
+			k.exitCritical(p, s.Lock)
+			continue
+		}
+		// Timed out.
+		empty := k.load(p, s.countAddr) == 0
+		if empty && inherited {
+			k.enterCritical(p, k.KernelLock)
+			k.vTaskPriorityDisinheritAfterTimeout(p, s)
+			k.exitCritical(p, k.KernelLock)
+		}
+		k.exitCritical(p, s.Lock)
+		if !empty {
+			continue // given just as the timeout expired: try again
+		}
+		return false
+	}
+}
+
+// xTaskCheckForTimeOut reports whether the wait that began with deadline has
+// expired (under xKernelLock in IDF).
+func (k *Kernel) xTaskCheckForTimeOut(p *sim.Proc, t *TCB, ticks, deadline uint32) bool {
+	if ticks == PortMaxDelay {
+		return false
+	}
+	k.enterCritical(p, k.KernelLock)
+	expired := t.timedOut || int32(k.tickCount-deadline) >= 0
+	k.exitCritical(p, k.KernelLock)
+	return expired
+}
+
+// pvTaskIncrementMutexHeldCount counts the mutex against the taking task and
+// returns it as the holder. IDF wraps it in xKernelLock because it reads
+// pxCurrentTCB of the own core (tasks.c, IDF v5.x).
+func (k *Kernel) pvTaskIncrementMutexHeldCount(p *sim.Proc, t *TCB) *TCB {
+	k.enterCritical(p, k.KernelLock)
+	t.MutexesHeld++
+	k.exitCritical(p, k.KernelLock)
+	return t
+}
+
+// xTaskPriorityInherit raises the holder to the waiter's priority when it is
+// lower, moving it between ready lists if it is ready. Call under xKernelLock.
+func (k *Kernel) xTaskPriorityInherit(p *sim.Proc, waiter, holder *TCB) bool {
+	if holder == nil || holder.Priority >= waiter.Priority {
+		return false
+	}
+	k.setPriority(holder, waiter.Priority)
+	return true
+}
+
+func (k *Kernel) setPriority(t *TCB, prio int) {
+	if t.State == Ready {
+		k.removeReady(t)
+		t.Priority = prio
+		k.ready[prio] = append(k.ready[prio], t)
+		return
+	}
+	if t.event != nil { // keep the event list in priority order
+		l := t.event
+		l.remove(t)
+		t.Priority = prio
+		l.insert(t)
+		return
+	}
+	t.Priority = prio
+}
+
+// xTaskPriorityDisinherit drops the giving holder back to its base priority
+// once it holds no other mutex; it reports whether the holder should yield.
+// Call under xKernelLock.
+func (k *Kernel) xTaskPriorityDisinherit(p *sim.Proc, holder *TCB) bool {
+	if holder == nil {
+		return false
+	}
+	holder.MutexesHeld--
+	if holder.Priority != holder.BasePriority && holder.MutexesHeld == 0 {
+		k.setPriority(holder, holder.BasePriority)
+		return true
+	}
+	return false
+}
+
+// vTaskPriorityDisinheritAfterTimeout lowers the holder to the highest of its
+// base priority and the remaining waiters' priorities when an inheriting
+// waiter gives up.
+func (k *Kernel) vTaskPriorityDisinheritAfterTimeout(p *sim.Proc, s *Semaphore) {
+	h := s.holder
+	if h == nil {
+		return
+	}
+	prio := h.BasePriority
+	if w := s.waitRecv.tasks; len(w) > 0 && w[0].Priority > prio {
+		prio = w[0].Priority
+	}
+	if h.Priority != prio && h.MutexesHeld == 1 {
+		k.setPriority(h, prio)
+	}
+}
+
+// xQueueGenericSend gives s (xSemaphoreGive): under xQueueLock, a mutex
+// disinherits its holder, the count rises and the highest-priority waiter is
+// unblocked; a yield follows when a woken task outranks the caller. It
+// reports false when the semaphore is full or a mutex is given by a task that
+// does not hold it.
+func (k *Kernel) xQueueGenericSend(t *TCB, s *Semaphore) bool {
+	p := t.Proc
+	k.enterCritical(p, s.Lock)
+	n := k.load(p, s.countAddr)
+	if n >= s.max || (s.isMutex() && s.holder != t) {
+		k.exitCritical(p, s.Lock)
+		return false
+	}
+	yield := false
+	k.work(p, k.cfg.GiveBody)
+	if s.isMutex() { // prvCopyDataToQueue
+		k.enterCritical(p, k.KernelLock)
+		yield = k.xTaskPriorityDisinherit(p, s.holder)
+		k.exitCritical(p, k.KernelLock)
+		s.holder = nil
+	}
+	k.store(p, s.countAddr, n+1)
+	if k.load(p, s.waitersAddr) != 0 {
+		k.enterCritical(p, k.KernelLock)
+		if k.xTaskRemoveFromEventList(p, &s.waitRecv) {
+			yield = true
+		}
+		k.store(p, s.waitersAddr, uint64(s.waitRecv.Len()))
+		k.exitCritical(p, k.KernelLock)
+	}
+	k.exitCritical(p, s.Lock)
+	if yield {
+		k.yieldWithinAPI(p) // queueYIELD_IF_USING_PREEMPTION
+	}
+	return true
+}
+
+// xTaskRemoveFromEventList unblocks the head of l (highest priority, first
+// come among equals) and reports whether the calling core must yield.
+func (k *Kernel) xTaskRemoveFromEventList(p *sim.Proc, l *EventList) bool {
+	if len(l.tasks) == 0 {
+		return false
+	}
+	return k.unblock(p, l.tasks[0])
+}
+
+// xSemaphoreGiveFromISR gives s from an interrupt handler running on p: no
+// yield here, but *woken reports whether the handler should end with
+// portYIELD_FROM_ISR (a woken task outranks the interrupted one). Mutexes
+// cannot be given from an ISR.
+func (k *Kernel) xSemaphoreGiveFromISR(p *sim.Proc, s *Semaphore) (ok, woken bool) {
+	if s.isMutex() {
+		p.Fail(fmt.Errorf("xSemaphoreGiveFromISR on %s %q: mutexes cannot be given from an ISR", s.Kind, s.Name))
+		return false, false
+	}
+	k.enterCritical(p, s.Lock) // taskENTER_CRITICAL_ISR: same spinlock
+	n := k.load(p, s.countAddr)
+	if n >= s.max {
+		k.exitCritical(p, s.Lock)
+		return false, false
+	}
+	k.work(p, k.cfg.GiveBody)
+	k.store(p, s.countAddr, n+1)
+	if k.load(p, s.waitersAddr) != 0 {
+		k.enterCritical(p, k.KernelLock)
+		woken = k.xTaskRemoveFromEventList(p, &s.waitRecv)
+		k.store(p, s.waitersAddr, uint64(s.waitRecv.Len()))
+		k.exitCritical(p, k.KernelLock)
+	}
+	k.exitCritical(p, s.Lock)
+	return true, woken
+}
+
+// ---- the API as application code calls it ----------------------------------
+
+// SemaphoreTake is xSemaphoreTake(s, ticks) by the calling task.
+func (t *TCB) SemaphoreTake(s *Semaphore, ticks uint32) bool {
+	if s.Kind == RecursiveMutex {
+		t.Proc.Fail(fmt.Errorf("xSemaphoreTake on recursive mutex %q: use xSemaphoreTakeRecursive", s.Name))
+		return false
+	}
+	return t.k.xQueueSemaphoreTake(t, s, ticks)
+}
+
+// SemaphoreGive is xSemaphoreGive(s) by the calling task.
+func (t *TCB) SemaphoreGive(s *Semaphore) bool { return t.k.xQueueGenericSend(t, s) }
+
+// SemaphoreTakeRecursive is xSemaphoreTakeRecursive: a holder takes again by
+// counting; others take the underlying mutex.
+func (t *TCB) SemaphoreTakeRecursive(s *Semaphore, ticks uint32) bool {
+	if s.holder == t {
+		s.recursion++
+		return true
+	}
+	if t.k.xQueueSemaphoreTake(t, s, ticks) {
+		s.recursion = 1
+		return true
+	}
+	return false
+}
+
+// SemaphoreGiveRecursive is xSemaphoreGiveRecursive: the mutex is given back
+// when the holder's count reaches zero.
+func (t *TCB) SemaphoreGiveRecursive(s *Semaphore) bool {
+	if s.holder != t {
+		return false
+	}
+	s.recursion--
+	if s.recursion == 0 {
+		return t.k.xQueueGenericSend(t, s)
+	}
+	return true
+}
+
+// SemaphoreGiveFromISR is xSemaphoreGiveFromISR, for handlers (see
+// Kernel.OnPeripheral): p is the interrupted process.
+func (k *Kernel) SemaphoreGiveFromISR(p *sim.Proc, s *Semaphore) (ok, higherPriorityTaskWoken bool) {
+	return k.xSemaphoreGiveFromISR(p, s)
+}
+
+// YieldFromISR is portYIELD_FROM_ISR(woken) at the end of a handler on p.
+func (k *Kernel) YieldFromISR(p *sim.Proc, woken bool) {
+	if woken {
+		k.switchContext(p, coreID(p))
+	}
+}

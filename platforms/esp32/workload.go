@@ -1,0 +1,321 @@
+package esp32
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"synclab/platforms"
+	"synclab/sim"
+)
+
+// Workload parameter keys of the critical-section experiment.
+const (
+	KeyIterations = "iterations"
+	KeyTasks      = "tasks"
+	KeyCSCycles   = "cs_cycles"
+	KeyLoopCycles = "loop_cycles"
+	KeyPriorities = "priorities"
+	KeyPinning    = "pinning"
+	KeyAlign      = "align_bytes"
+	KeyPeriphHz   = "periph_hz"
+	KeyPeriphISR  = "periph_isr_cycles"
+	KeyPSRAM      = "counter_in_psram"
+)
+
+const article = "../shared/seeds/esp32-freertos-notify-vs-semaphore.zh.txt"
+
+// WorkloadParams returns the critical-section workload's parameters.
+func WorkloadParams() platforms.Params {
+	return platforms.Params{
+		{Key: KeyIterations, Value: 1_000_000, Unit: "per task", Prov: platforms.CODE, Min: 1, Max: 10_000_000,
+			Source: article + " (test scenario: 1,000,000 increments per task)", Doc: "guarded increments each task performs"},
+		{Key: KeyTasks, Value: 2, Unit: "tasks", Prov: platforms.CODE, Min: 2, Max: 8,
+			Source: article + " (two tasks, one pinned to each core)", Doc: "worker tasks; task i is pinned to core i mod 2 when pinning=1; the notify variant passes a token round the ring"},
+		{Key: KeyCSCycles, Value: 0, Unit: "cycles", Prov: platforms.CODE, Min: 0, Max: 1_000_000,
+			Source: article + " (the critical section is counter++ only)", Doc: "extra work inside the critical section, besides counter++ (load, add, store)"},
+		{Key: KeyLoopCycles, Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Min: 0, Max: 1_000_000, Low: 2, High: 10,
+			Source: "for-loop increment, compare and branch at -O2 (not measured)", Doc: "work of each iteration outside the critical section"},
+		{Key: KeyPriorities, Value: 0, Unit: "mode", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
+			Source: article + " (both tasks at priority 10)", Doc: "0: every task at priority 10 (the article); 1: task i at priority 10+i"},
+		{Key: KeyPinning, Value: 1, Unit: "mode", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
+			Source: article + " (tasks pinned to Core0 and Core1)", Doc: "1: task i pinned to core i mod 2 (xTaskCreatePinnedToCore); 0: tskNO_AFFINITY"},
+		{Key: KeyAlign, Value: 8, Unit: "bytes", Prov: platforms.CODE, Min: 8, Max: 64, Choices: []float64{8, 32, 64},
+			Source: article + " (advice: __attribute__((aligned(64))) against cache-line ping-pong)", Doc: "alignment of the counter, the sync object and each TCB's notification words"},
+		{Key: KeyPeriphHz, Value: 1000, Unit: "Hz", Prov: platforms.CODE, Min: 1, Max: 100_000,
+			Source: "issue 5 (a 1 kHz peripheral interrupt on core 0 measures interrupt latency)", Doc: "rate of the periodic peripheral interrupt on core 0 (phase drawn from the seed)"},
+		{Key: KeyPeriphISR, Value: 50, Unit: "cycles", Prov: platforms.ASSUME, Min: 1, Max: 100_000, Low: 20, High: 200,
+			Source: "a handler that acknowledges a timer-group interrupt (not measured)", Doc: "work of the peripheral interrupt's handler"},
+		{Key: KeyPSRAM, Value: 0, Unit: "flag", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
+			Source: article + " (the board has external SPI RAM)", Doc: "1: the counter lives in PSRAM (EXT_RAM_BSS_ATTR) behind the per-core caches"},
+	}
+}
+
+// Variants of the critical-section experiment.
+const (
+	VariantMutex    = "mutex"
+	VariantNotify   = "notify"
+	VariantCritical = "critical"
+	VariantBinary   = "binary-semaphore"
+)
+
+// CSVariants lists the critical-section variants in report order.
+var CSVariants = []string{VariantMutex, VariantNotify, VariantCritical, VariantBinary}
+
+// CSResult is what one critical-section run measures, as the article did.
+type CSResult struct {
+	// TotalMS: esp_timer_get_time from the scheduler start until the last
+	// worker finishes.
+	TotalMS float64
+	// NSPerOp: TotalMS per iteration of one task (the article's "mean
+	// latency per operation" is this quotient).
+	NSPerOp float64
+	// CPUPct: per core, 100% minus the idle task's share of run time
+	// (vTaskGetRunTimeStats).
+	CPUPct [NumCores]float64
+	// BusyPct: per core, 100% minus the time asleep in waiti (state
+	// accounting), for checking CPUPct.
+	BusyPct [NumCores]float64
+	// Peripheral interrupt latency, assertion to handler, in us.
+	MaxIRQUS, P99IRQUS float64
+	IRQLatencyUS       []float64
+	ContextSwitches    int
+	IPIs               int
+	SyncRAMBytes       int
+	Counter, Expected  uint64
+	// Kernel lock contention: acquisitions that found it held, time spun.
+	KernelLockContended int
+	KernelLockSpinUS    float64
+	ObjectLockSpinUS    float64
+	EnergyMJ            float64
+	// Events is the number of simulator events the run took.
+	Events uint64
+	Trace  *sim.Trace
+}
+
+// csWorkload is the article's firmware: the shared counter, the sync object
+// of the variant and the worker tasks.
+type csWorkload struct {
+	k          *Kernel
+	counter    sim.Addr
+	iterations int
+	csCycles   int64
+	loopCycles int64
+	sem        *Semaphore
+	mux        *PortMux
+	tasks      []*TCB
+	finished   sim.Time
+}
+
+// criticalSection is `counter++` (l32i, addi, s32i) plus cs_cycles of work.
+func (w *csWorkload) criticalSection(t *TCB) {
+	v := t.Load(w.counter)
+	t.Work(1 + w.csCycles)
+	t.Store(w.counter, v+1)
+}
+
+// semaphoreTask is the article's "semaphore" task: xSemaphoreTake(portMAX_DELAY),
+// counter++, xSemaphoreGive, a million times.
+func (w *csWorkload) semaphoreTask(t *TCB) {
+	for range w.iterations {
+		t.SemaphoreTake(w.sem, PortMaxDelay)
+		w.criticalSection(t)
+		t.SemaphoreGive(w.sem)
+		t.Work(w.loopCycles)
+	}
+	w.finished = max(w.finished, t.Now())
+}
+
+// spinlockTask guards the increment with portENTER_CRITICAL/portEXIT_CRITICAL.
+func (w *csWorkload) spinlockTask(t *TCB) {
+	for range w.iterations {
+		t.EnterCritical(w.mux)
+		w.criticalSection(t)
+		t.ExitCritical(w.mux)
+		t.Work(w.loopCycles)
+	}
+	w.finished = max(w.finished, t.Now())
+}
+
+// notifyTask is the article's handshake: wait for the token
+// (ulTaskNotifyTake(pdTRUE, portMAX_DELAY)), counter++, pass the token on
+// (xTaskNotifyGive). Strict alternation, not a mutex.
+func (w *csWorkload) notifyTask(t *TCB, next *TCB) {
+	for range w.iterations {
+		t.NotifyTake(0, true, PortMaxDelay)
+		w.criticalSection(t)
+		t.NotifyGive(next, 0)
+		t.Work(w.loopCycles)
+	}
+	w.finished = max(w.finished, t.Now())
+}
+
+// RunCriticalSection runs the article's experiment for one variant.
+// values holds platform and workload parameters (missing keys take their
+// defaults); a bad value is an error naming it.
+func RunCriticalSection(ctx context.Context, variant string, values map[string]float64, seed uint64, trace bool) (CSResult, error) {
+	var res CSResult
+	wp := WorkloadParams()
+	for _, p := range wp {
+		if v, ok := values[p.Key]; ok {
+			if err := wp.Set(p.Key, v); err != nil {
+				return res, err
+			}
+		}
+	}
+	cfg, err := ConfigFrom(values)
+	if err != nil {
+		return res, err
+	}
+	if !slices.Contains(CSVariants, variant) {
+		return res, fmt.Errorf("variant %q: want one of %v", variant, CSVariants)
+	}
+	e := sim.NewEngine(seed)
+	k, err := NewKernel(e, cfg)
+	if err != nil {
+		return res, err
+	}
+	ntasks := int(wp.Get(KeyTasks))
+	align := uint64(wp.Get(KeyAlign))
+	w := &csWorkload{k: k, iterations: int(wp.Get(KeyIterations)),
+		csCycles: int64(wp.Get(KeyCSCycles)), loopCycles: int64(wp.Get(KeyLoopCycles))}
+	if wp.Get(KeyPSRAM) == 1 {
+		w.counter = k.SoC.AllocPSRAM(4, align)
+	} else {
+		w.counter = k.SoC.Alloc(4, align)
+	}
+	switch variant {
+	case VariantMutex:
+		w.sem, err = k.NewSemaphore("sem", Mutex, 1, 1, align)
+		res.SyncRAMBytes = QueueBytes
+	case VariantBinary:
+		// xSemaphoreCreateBinary starts empty; app_main gives it once.
+		w.sem, err = k.NewSemaphore("sem", Binary, 1, 1, align)
+		res.SyncRAMBytes = QueueBytes
+	case VariantCritical:
+		w.mux = k.NewPortMux("mux", align)
+		res.SyncRAMBytes = portMuxBytes
+	case VariantNotify:
+		// No object: the state lives in each TCB (5 bytes per index, there anyway).
+		res.SyncRAMBytes = 0
+	}
+	if err != nil {
+		return res, err
+	}
+	w.tasks = make([]*TCB, ntasks)
+	for i := range w.tasks {
+		prio, core := 10, i%NumCores
+		if wp.Get(KeyPriorities) == 1 {
+			prio = 10 + i
+		}
+		if wp.Get(KeyPinning) == 0 {
+			core = NoAffinity
+		}
+		name := fmt.Sprintf("task%d", i)
+		var fn func(t *TCB)
+		switch variant {
+		case VariantMutex, VariantBinary:
+			fn = w.semaphoreTask
+		case VariantCritical:
+			fn = w.spinlockTask
+		case VariantNotify:
+			i := i
+			fn = func(t *TCB) { w.notifyTask(t, w.tasks[(i+1)%ntasks]) }
+		}
+		if w.tasks[i], err = k.CreateTask(name, prio, core, fn); err != nil {
+			return res, err
+		}
+	}
+	if variant == VariantNotify {
+		k.SoC.Mem.Poke(w.tasks[0].valueAddr(0), 1) // the token starts with task0
+	}
+	if trace {
+		e.Trace = sim.NewTrace(0, 2*sim.Millisecond, 200_000)
+	}
+	if err := k.startPeripheral(wp.Get(KeyPeriphHz), int64(wp.Get(KeyPeriphISR))); err != nil {
+		return res, err
+	}
+	if err := k.Start(); err != nil {
+		return res, err
+	}
+	err = e.Run(ctx)
+	defer e.Close()
+	if err != nil {
+		return res, err
+	}
+	res.Trace = e.Trace
+	res.Events = e.Events()
+	res.Counter = k.SoC.Mem.Peek(w.counter)
+	res.Expected = uint64(ntasks * w.iterations)
+	k.measure(&res.CPUPct, &res.BusyPct)
+	res.TotalMS = w.finished.Millis()
+	res.NSPerOp = float64(w.finished.Nanos()) / float64(w.iterations)
+	lat := k.SoC.Cores[0].IRQLatency(IRQPeripheral)
+	res.IRQLatencyUS = make([]float64, len(lat))
+	for i, l := range lat {
+		res.IRQLatencyUS[i] = l.Micros()
+	}
+	res.MaxIRQUS, res.P99IRQUS = maxAndP99(res.IRQLatencyUS)
+	res.ContextSwitches = k.Switches
+	res.IPIs = k.SoC.IPIs
+	res.KernelLockContended = k.KernelLock.Contended
+	res.KernelLockSpinUS = k.KernelLock.SpinTime.Micros()
+	if w.sem != nil {
+		res.ObjectLockSpinUS = w.sem.Lock.SpinTime.Micros()
+	}
+	if w.mux != nil {
+		res.ObjectLockSpinUS = w.mux.SpinTime.Micros()
+	}
+	for _, c := range k.SoC.Cores {
+		res.EnergyMJ += c.EnergyMJ()
+	}
+	return res, nil
+}
+
+// startPeripheral attaches the periodic peripheral interrupt to core 0 with
+// a phase drawn from the run's seed (its timer is not synchronised with the
+// tick). A zero handler cost is not allowed.
+func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
+	period := sim.Time(float64(sim.Second) / hz)
+	if period <= 0 {
+		return fmt.Errorf("parameter %s: value %g gives a zero period", KeyPeriphHz, hz)
+	}
+	phase := sim.Time(k.E.Stream("esp32/periph-phase").Int64N(int64(period)))
+	k.OnPeripheral = func(p *sim.Proc) {
+		k.work(p, isrCycles)
+		k.flush(p)
+	}
+	core := k.SoC.Cores[0]
+	var startErr error
+	k.E.At(phase, sim.NewEvent(func() {
+		// The device's first interrupt comes one period after it is enabled.
+		if _, err := core.NewDevice("periph", IRQPeripheral, period, false); err != nil {
+			startErr = err
+		}
+	}, true))
+	return startErr
+}
+
+// measure fills CPU use as vTaskGetRunTimeStats reports it, and the busy
+// share from the cores' state accounting.
+func (k *Kernel) measure(cpu, busy *[NumCores]float64) {
+	now := k.E.Now()
+	for i, c := range k.SoC.Cores {
+		cpu[i] = 100 * (1 - k.RunTimeIdleShare(i))
+		if now > 0 {
+			busy[i] = 100 * (1 - float64(c.Residency(sim.StateWFI))/float64(now))
+		}
+	}
+}
+
+// maxAndP99 returns the maximum and the 99th percentile (nearest rank) of xs.
+func maxAndP99(xs []float64) (float64, float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	rank := int(math.Ceil(0.99*float64(len(s)))) - 1
+	return s[len(s)-1], s[max(rank, 0)]
+}
