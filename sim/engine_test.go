@@ -21,8 +21,14 @@ func TestQueueOrder(t *testing.T) {
 	var ref []entry
 	var seq uint64
 	var now Time
-	for step := 0; step < 200000; step++ {
-		if len(ref) == 0 || r.IntN(100) < 52 {
+	for step := 0; step < 300000; step++ {
+		// Grow, then drain: both the small and the calendar form, and the
+		// switches between them.
+		pushPct := 55
+		if step > 150000 {
+			pushPct = 40
+		}
+		if len(ref) == 0 || r.IntN(100) < pushPct {
 			var d Time
 			switch r.IntN(4) {
 			case 0:

@@ -14,7 +14,22 @@ type calQueue struct {
 	shift uint
 	cur   int64 // bucket number (time >> shift) being served
 	n     int
+	// The earliest entry is cached between a lookup and the next pop, as
+	// the engine asks for it before nearly every step of a process.
+	top   entry
+	topOK bool
+
+	sparse  int     // direct searches since the last resize
+	scratch []entry // reused by resize
+
+	// Below smallMax entries the queue is one sorted slice: a handful of
+	// irregularly spaced events (two cores and a tick) suit no calendar.
+	small  []entry
+	smallH int
+	isCal  bool
 }
+
+const smallMax = 48
 
 type bucket struct {
 	items []entry
@@ -23,7 +38,7 @@ type bucket struct {
 
 func newCalQueue() *calQueue {
 	q := &calQueue{shift: 10}
-	q.alloc(16)
+	q.alloc(64)
 	return q
 }
 
@@ -40,6 +55,22 @@ func (q *calQueue) alloc(nb int) {
 }
 
 func (q *calQueue) push(x entry) {
+	if !q.isCal {
+		it := append(q.small, x)
+		i := len(it) - 1
+		for i > q.smallH && x.less(it[i-1]) {
+			it[i] = it[i-1]
+			i--
+		}
+		it[i] = x
+		q.small = it
+		q.n++
+		if q.n > smallMax {
+			q.isCal = true
+			q.resize(64)
+		}
+		return
+	}
 	k := int64(x.t) >> q.shift
 	bk := &q.b[k&q.mask]
 	it := append(bk.items, x)
@@ -53,18 +84,33 @@ func (q *calQueue) push(x entry) {
 	if k < q.cur {
 		q.cur = k
 	}
+	if q.topOK && x.less(q.top) {
+		q.top, q.cur = x, k
+	}
 	q.n++
 	if q.n > 2*len(q.b) {
 		q.resize(2 * len(q.b))
 	}
 }
 
-// min returns the earliest entry without removing it; q.n must be > 0.
-func (q *calQueue) min() *entry {
+// min returns the earliest entry without removing it and leaves q.cur at
+// its bucket; q.n must be > 0.
+func (q *calQueue) min() entry {
+	if !q.isCal {
+		return q.small[q.smallH]
+	}
+	if q.topOK {
+		return q.top
+	}
+	q.top, q.topOK = q.find(), true
+	return q.top
+}
+
+func (q *calQueue) find() entry {
 	for range len(q.b) {
 		bk := &q.b[q.cur&q.mask]
 		if bk.head < len(bk.items) && int64(bk.items[bk.head].t)>>q.shift == q.cur {
-			return &bk.items[bk.head]
+			return bk.items[bk.head]
 		}
 		q.cur++
 	}
@@ -77,27 +123,59 @@ func (q *calQueue) min() *entry {
 		}
 	}
 	q.cur = int64(best.t) >> q.shift
-	return best
+	x := *best
+	if q.sparse++; q.sparse > 8 {
+		// The width no longer fits the spacing of the entries: refit it.
+		q.resize(len(q.b))
+	}
+	return x
 }
 
 func (q *calQueue) pop() entry {
-	x := *q.min()
+	if !q.isCal {
+		x := q.small[q.smallH]
+		q.smallH++
+		q.n--
+		if q.smallH == len(q.small) {
+			q.small, q.smallH = q.small[:0], 0
+		} else if q.smallH > 1024 && q.smallH > len(q.small)/2 {
+			q.small = append(q.small[:0], q.small[q.smallH:]...)
+			q.smallH = 0
+		}
+		return x
+	}
+	x := q.min()
+	q.topOK = false
 	bk := &q.b[q.cur&q.mask]
 	bk.head++
 	if bk.head == len(bk.items) {
 		bk.items, bk.head = bk.items[:0], 0
 	}
 	q.n--
-	if q.n < len(q.b)/2 && len(q.b) > 16 {
+	switch {
+	case q.n < smallMax/4:
+		q.toSmall()
+	case q.n < len(q.b)/2 && len(q.b) > 16:
 		q.resize(len(q.b) / 2)
 	}
 	return x
 }
 
-// resize rebuilds the ring with nb buckets and a width of about three
-// times the mean gap between the earliest entries.
-func (q *calQueue) resize(nb int) {
-	all := make([]entry, 0, q.n)
+// toSmall moves the entries back into the sorted slice.
+func (q *calQueue) toSmall() {
+	all := q.collect()
+	q.small = append(q.small[:0], all...)
+	q.smallH = 0
+	for i := range q.b {
+		q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
+	}
+	q.isCal, q.topOK = false, false
+}
+
+// collect returns every entry of the calendar in order, in q.scratch.
+func (q *calQueue) collect() []entry {
+	all := append(q.scratch[:0], q.small[q.smallH:]...)
+	q.small, q.smallH = q.small[:0], 0
 	for i := range q.b {
 		all = append(all, q.b[i].items[q.b[i].head:]...)
 	}
@@ -107,6 +185,15 @@ func (q *calQueue) resize(nb int) {
 		}
 		return 1
 	})
+	q.scratch = all
+	return all
+}
+
+// resize rebuilds the ring with nb buckets and a width of about three
+// times the mean gap between the earliest entries.
+func (q *calQueue) resize(nb int) {
+	all := q.collect()
+	q.sparse = 0
 	shift := q.shift
 	if k := min(len(all), 25); k > 1 {
 		gap := (all[k-1].t - all[0].t) / Time(k-1)
@@ -115,8 +202,15 @@ func (q *calQueue) resize(nb int) {
 			shift++
 		}
 	}
-	q.alloc(nb)
+	if nb == len(q.b) {
+		for i := range q.b {
+			q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
+		}
+	} else {
+		q.alloc(nb)
+	}
 	q.shift = shift
+	q.topOK = false
 	q.n = 0
 	if len(all) > 0 {
 		q.cur = int64(all[0].t) >> shift
