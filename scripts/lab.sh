@@ -22,7 +22,9 @@ fi
 }
 
 args=(notebook --no-browser --ip="$host" --port="$port" --port-retries=0
-	--notebook-dir="$ROOT/notebooks" --NotebookApp.token="$token")
+	--notebook-dir="$ROOT/notebooks")
+# The token goes through the environment, not the command line (visible in ps).
+export JUPYTER_TOKEN="$token"
 if [[ "$(id -u)" == 0 ]]; then
 	args+=(--allow-root)
 fi

@@ -36,6 +36,7 @@ for arg in "$@"; do
 	case "$arg" in
 	--test) want_test=1 ;;
 	--print-env)
+		# shellcheck disable=SC2016 # $PATH is for the shell that evaluates this output.
 		printf 'export PATH=%q:"$PATH"\n' "$TOOLS/bin"
 		printf 'export JUPYTER_PATH=%q\n' "$TOOLS/jupyter"
 		exit 0
@@ -186,14 +187,34 @@ fetch_npm requirejs "$REQUIREJS_VERSION" "$REQUIREJS_INTEGRITY" "$TOOLS/requirej
 fetch_npm mathjax "$MATHJAX_VERSION" "$MATHJAX_INTEGRITY" "$TOOLS/mathjax" es5/tex-svg.js LICENSE
 
 # ---------------------------------------------------------------------------------------------
-# 4. GoNB kernel, repo-local (cheap: always refreshed so it points at this checkout).
+# 4. GoNB kernel, repo-local, pointing at this checkout.
+#    - -go_work=ROOT: every notebook's temporary module starts with a go.work using the repository,
+#      so `import "synclab/..."` compiles.
+#    - GoNB runs `go get` for imports its module does not require yet; that asks the proxy for
+#      `latest` (refused here, unpinned elsewhere). GOPROXY puts the module cache (filled by
+#      `go mod download` from go.mod's pins) first, so those imports resolve to the pinned versions,
+#      offline.
+#    - PATH is recorded so the kernel finds go, goimports and gopls from any Jupyter front end;
+#      SYNCLAB_ROOT and SYNCLAB_ECHARTS let labkit find the repository and the local ECharts.
+jpy="$(sed -n '1s/^#!//p' "$(command -v jupyter)")"
+jpy="${jpy:-python3}"
 kdir="$TOOLS/jupyter/kernels/gonb"
-want_argv="\"$TOOLS/bin/gonb\",\"--kernel\",\"{connection_file}\""
-if ! grep -qF "$want_argv" "$kdir/kernel.json" 2>/dev/null || ! grep -qF -- "-go_work=$ROOT\"" "$kdir/kernel.json"; then
+kernel_goproxy="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)"
+kernel_path="$(printf '%s' "$TOOLS/bin:$(dirname "$(command -v go)"):$PATH" | awk -v RS=: -v ORS=: '!seen[$0]++' | sed 's/:$//')"
+kernel_key="$(printf '%s\n' v2 "$TOOLS" "$ROOT" "$kernel_goproxy" "$kernel_path" | sha256sum | cut -c1-16)"
+if [[ "$(cat "$STAMPS/kernel" 2>/dev/null || true)" != "$kernel_key" || ! -f "$kdir/kernel.json" ]]; then
 	log "installing the GoNB kernel in $kdir (go.work uses $ROOT)"
-	JUPYTER_DATA_DIR="$TOOLS/jupyter" "$TOOLS/bin/gonb" --install "-go_work=$ROOT" 2>&1 |
-		grep -v '^I[0-9]' || true
-	grep -qF "$want_argv" "$kdir/kernel.json" || die "GoNB kernel install failed: $kdir/kernel.json not written"
+	JUPYTER_DATA_DIR="$TOOLS/jupyter" "$TOOLS/bin/gonb" --install "-go_work=$ROOT" 2>&1 | grep -v '^I[0-9]' || true
+	[[ -f "$kdir/kernel.json" ]] || die "GoNB kernel install failed: $kdir/kernel.json not written"
+	KJSON="$kdir/kernel.json" KROOT="$ROOT" KGOPROXY="$kernel_goproxy" KPATH="$kernel_path" "$jpy" -c '
+import json, os
+p = os.environ["KJSON"]
+k = json.load(open(p))
+k.setdefault("env", {}).update({"GOPROXY": os.environ["KGOPROXY"], "PATH": os.environ["KPATH"],
+    "SYNCLAB_ROOT": os.environ["KROOT"], "SYNCLAB_ECHARTS": os.environ["KROOT"] + "/.tools/echarts/echarts.min.js"})
+json.dump(k, open(p, "w"), indent=1)
+'
+	echo "$kernel_key" >"$STAMPS/kernel"
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -209,8 +230,7 @@ if ((${#nbs[@]} > 0)); then
 			jupyter trust "${nbs[@]}" >/dev/null
 		else
 			# Debian's nbformat ships no jupyter-trust script; call its module with Jupyter's python.
-			jpy="$(sed -n '1s/^#!//p' "$(command -v jupyter)")"
-			${jpy:-python3} -m nbformat.sign "${nbs[@]}" >/dev/null
+			out="$("$jpy" -m nbformat.sign "${nbs[@]}" 2>&1)" || die "trusting the notebooks failed: $out"
 		fi
 		echo "$trust_key" >"$trust_stamp"
 	fi

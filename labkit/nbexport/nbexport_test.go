@@ -266,6 +266,9 @@ func TestExport(t *testing.T) {
 		markdown("# Small\n\nEnergy is $E = \\int P\\,dt$."),
 		code("var Answer = 42 // parameters"),
 		code("import \"synclab/platforms\"\n\n%%\nfmt.Println(\"provenance:\", platforms.MEAS, Answer)"),
+		// A module the notebook's own go.mod does not require yet: GoNB's `go get` must resolve it to
+		// go.mod's pin from the module cache (the kernel's GOPROXY), not ask the proxy for latest.
+		code("%%\ndefer gonbui.Sync()\ngonbui.DisplayHTML(\"<b>from pinned gonbui</b>\")"),
 	)
 	out := filepath.Join(dir, "out")
 	if err := Export(context.Background(), []string{nb}, out); err != nil {
@@ -278,6 +281,9 @@ func TestExport(t *testing.T) {
 	s := string(page)
 	if !strings.Contains(s, "provenance: MEAS 42") {
 		t.Error("cell output (from the repository's platforms package) missing from the report")
+	}
+	if !strings.Contains(s, "<b>from pinned gonbui</b>") {
+		t.Error("a cell importing gonbui (pinned through go.mod) did not display")
 	}
 	if !strings.Contains(s, "window.MathJax = {") || !strings.Contains(s, "MathJax") {
 		t.Error("MathJax not inlined although the page has math")
@@ -419,6 +425,9 @@ func TestNotebooks(t *testing.T) {
 				t.Fatal(err)
 			}
 			charts := len(Charts(page))
+			if want := displayCalls(t, nb); charts < want {
+				t.Errorf("%d chart(s) in the report but %d code cell(s) call labkit.Display: charts are missing", charts, want)
+			}
 			if haveChromium {
 				if _, err := CheckInChromium(context.Background(), html); err != nil {
 					t.Fatal(err)
@@ -427,4 +436,30 @@ func TestNotebooks(t *testing.T) {
 			t.Logf("%s: executed and exported in %s, %d chart(s), %d KB", filepath.Base(nb), took.Round(100*time.Millisecond), charts, len(page)/1024)
 		})
 	}
+}
+
+// displayCalls counts the code cells of a notebook that call labkit.Display: each must leave at least
+// one chart in the report.
+func displayCalls(t *testing.T, notebook string) int {
+	t.Helper()
+	raw, err := os.ReadFile(notebook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []struct {
+			CellType string `json:"cell_type"`
+			Source   any    `json:"source"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(raw, &nb); err != nil {
+		t.Fatalf("%s: %v", notebook, err)
+	}
+	n := 0
+	for _, c := range nb.Cells {
+		if c.CellType == "code" && strings.Contains(joinSource(c.Source), "labkit.Display(") {
+			n++
+		}
+	}
+	return n
 }
