@@ -258,6 +258,10 @@ func (c *Core) StateCycles(s State) int64 { return c.Clock.ToCycles(c.Residency(
 // for a line.
 func (c *Core) IRQLatency(irq IRQ) []Time { return c.latency[irq] }
 
+// Pending reports whether any interrupt is pending on the core, masked or
+// not (what wakes WFI).
+func (c *Core) Pending() bool { return c.pending != 0 }
+
 // Level returns the current interrupt level.
 func (c *Core) Level() int { return c.level }
 

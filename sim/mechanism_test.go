@@ -327,3 +327,23 @@ func TestSpinCASMatchesExplicitLoop(t *testing.T) {
 		}
 	}
 }
+
+// A store issued while a spinner's read of the line is still in flight is
+// not missed: the spinner polls again instead of waiting for a write that
+// has already happened.
+func TestSpinSeesWriteDuringItsRead(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	r.m.Poke(ramBase, 1)
+	var got uint64
+	r.e.Spawn(r.e.Cores()[1], "spinner", func(p *Proc) {
+		got = p.SpinUntil(ramBase, 10, func(v uint64) bool { return v == 0 }) // fill from memory: 0..100ns
+	})
+	r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) { p.Delay(50 * Nanosecond); p.Store(ramBase, 0) })
+	r.run(t)
+	if got != 0 {
+		t.Fatalf("spinner returned %d", got)
+	}
+	if n := r.m.Misses(ramBase); n < 3 {
+		t.Fatalf("line moved %d times, want the fill, the store and the re-read", n)
+	}
+}

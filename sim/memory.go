@@ -39,6 +39,8 @@ type line struct {
 	busy     Time   // when the last transfer of this line completes
 	monitors uint64 // cores whose exclusive monitor covers this line
 	spinners uint64 // cores spinning on this line, woken by a write
+	writes   uint64 // writes so far (a spinner detects one it raced with)
+	misses   uint64 // accesses that moved the line (coherence traffic)
 }
 
 type region struct {
@@ -139,6 +141,13 @@ func (m *Memory) Check(a Addr) (err error) {
 	return nil
 }
 
+// Misses returns how many accesses to a's line had to move the line
+// (coherence transfers and fills): the traffic a lock's waiters cause.
+func (m *Memory) Misses(a Addr) uint64 {
+	r, _, li := m.find(a)
+	return r.lines[li].misses
+}
+
 // Peek returns the value at a without simulating an access (for checks
 // and reports).
 func (m *Memory) Peek(a Addr) uint64 {
@@ -230,6 +239,7 @@ func (p *Proc) access(a Addr, write, rmw bool) (*region, int, Time) {
 	}
 	start := max(now, ln.busy)
 	done := start + m.distance(c, ln.sharers, r, write)
+	ln.misses++
 	ln.busy = done // the interconnect carries this line until done: transfers queue
 	if write {
 		ln.owner = c.ID
@@ -246,6 +256,7 @@ func (p *Proc) access(a Addr, write, rmw bool) (*region, int, Time) {
 // exclusive monitors on it are cleared (which sets their event registers)
 // and cores spinning on it re-read at their next poll.
 func (m *Memory) written(c *Core, ln *line, t Time) {
+	ln.writes++
 	others := ^(uint64(1) << c.ID)
 	for q := ln.monitors & others; q != 0; q &= q - 1 {
 		o := m.e.cores[bits.TrailingZeros64(q)]
@@ -396,15 +407,17 @@ func (p *Proc) spin(a Addr, loop int64, rmw bool, try func() (uint64, bool)) uin
 	r, _, li := m.find(a)
 	ln := &r.lines[li]
 	for {
-		issued := p.e.now
+		issued, writes := p.e.now, ln.writes
 		v, ok := try()
 		if ok {
 			return v
 		}
-		if !r.Uncached && rmw {
-			// Each failed attempt moved the line here: repeat for real,
-			// since other spinners steal it back.
+		if ln.writes != writes || (!r.Uncached && rmw) {
+			// A write landed while this poll was in flight (it read the
+			// old value at issue), or each failed attempt moved the line
+			// here and other spinners steal it back: poll again for real.
 			p.Compute(loop)
+			c.setState(StateSpin)
 			continue
 		}
 		// Polls repeat every (duration of one poll + loop body) from the
