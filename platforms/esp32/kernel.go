@@ -119,7 +119,10 @@ type TCB struct {
 	// RunTime is ulRunTimeCounter (vTaskGetRunTimeStats).
 	RunTime sim.Time
 	lastIn  sim.Time // when it last started running, for trace spans
-	fn      func(t *TCB)
+	// inTransit: switched away from but its context not yet handed over
+	// (see cpuState.outgoing).
+	fn        func(t *TCB)
+	inTransit bool
 }
 
 // Notification states (ucNotifyState).
@@ -148,6 +151,12 @@ type cpuState struct {
 	reasonAddr sim.Addr
 	switchedIn sim.Time
 	tick       *sim.Timer
+	// outgoing is the task this core last switched away from. It joins
+	// the ready list only once the incoming process runs (finishSwitch):
+	// until then its coroutine is still executing the switch, and the
+	// other core must not resume it (in IDF its context is saved before
+	// vTaskSwitchContext publishes it).
+	outgoing *TCB
 	// owed is instruction cycles of the running code not yet simulated;
 	// they are run (as one Compute) before the next access to shared
 	// memory, interrupt-level change or switch, so that straight-line
@@ -177,6 +186,8 @@ type Kernel struct {
 	started  bool
 	// OnPeripheral, when set, runs in the peripheral interrupt's handler.
 	OnPeripheral func(p *sim.Proc)
+	// guardCycles is the uncontended cost of one SRAM access in cycles.
+	guardCycles int64
 }
 
 // NewKernel creates the kernel's static state on a fresh SoC.
@@ -186,6 +197,8 @@ func NewKernel(e *sim.Engine, cfg Config) (*Kernel, error) {
 		return nil, err
 	}
 	k := &Kernel{SoC: soc, E: e, cfg: cfg}
+	clk := sim.Clock{Hz: int64(cfg.CPUMHz) * 1_000_000}
+	k.guardCycles = max(1, clk.ToCycles(cfg.SRAMLatency+cfg.SRAMOccupancy))
 	k.KernelLock = k.NewPortMux("xKernelLock", 8)
 	k.reasonLock = k.NewPortMux("reason_spinlock", 8)
 	k.tickAddr = soc.Alloc(4, 8)
@@ -239,6 +252,23 @@ func (k *Kernel) flush(p *sim.Proc) {
 	}
 }
 
+// guardedLoad and guardedStore access a kernel field that only the holder of
+// a spinlock this core holds may touch (a semaphore count, a TCB's
+// notification word, the crosscore reason): no other core can race with
+// them, so instead of a simulator step they are charged their uncontended
+// SRAM cost (latency + port occupancy). Lock words and application data
+// stay simulated accesses. The approximation misses only the up-to-one
+// poll of a spinning core that an access would wait for at the port.
+func (k *Kernel) guardedLoad(p *sim.Proc, a sim.Addr) uint64 {
+	k.cpu[coreID(p)].owed += k.guardCycles
+	return k.SoC.Mem.Peek(a)
+}
+
+func (k *Kernel) guardedStore(p *sim.Proc, a sim.Addr, v uint64) {
+	k.cpu[coreID(p)].owed += k.guardCycles
+	k.SoC.Mem.Poke(a, v)
+}
+
 func (k *Kernel) load(p *sim.Proc, a sim.Addr) uint64 {
 	k.flush(p)
 	return p.Load(a)
@@ -259,11 +289,9 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 	pc := &k.cpu[c]
 	k.flush(p) // code before the RSIL runs unmasked
 	prev := p.Mask(excmLevel)
-	pc.owed += k.cfg.SpinlockPair / 2 // RSIL, PRID read, owner check
 	if m.owner == c {
 		m.count++
 	} else {
-		k.flush(p)
 		m.Acquires++
 		if m.owner >= 0 {
 			m.Contended++
@@ -275,6 +303,9 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 		}
 		m.owner, m.count, m.since = c, 1, p.Now()
 	}
+	// PRID read, owner check, count and nesting updates: charged after the
+	// S32C1I, inside the masked region, where most of them run.
+	pc.owed += k.cfg.SpinlockPair / 2
 	if pc.nesting == 0 {
 		pc.savedLevel = prev
 	}
@@ -325,8 +356,8 @@ func (k *Kernel) release(p *sim.Proc, m *PortMux) bool {
 func (k *Kernel) crosscoreSendYield(p *sim.Proc, target int) {
 	k.enterCritical(p, k.reasonLock)
 	a := k.cpu[target].reasonAddr
-	r := k.load(p, a)
-	k.store(p, a, r|reasonYield)
+	r := k.guardedLoad(p, a)
+	k.guardedStore(p, a, r|reasonYield)
 	k.exitCritical(p, k.reasonLock)
 	k.work(p, k.cfg.CrosscoreTrigger)
 	k.flush(p)
@@ -365,8 +396,8 @@ func (k *Kernel) crosscoreISR(p *sim.Proc, c int) {
 	k.work(p, k.cfg.CrossISR)
 	k.enterCritical(p, k.reasonLock)
 	a := k.cpu[c].reasonAddr
-	r := k.load(p, a)
-	k.store(p, a, 0)
+	r := k.guardedLoad(p, a)
+	k.guardedStore(p, a, 0)
 	k.exitCritical(p, k.reasonLock)
 	if r&reasonYield != 0 {
 		k.switchContext(p, c)
@@ -434,17 +465,28 @@ func (k *Kernel) readyForCore(c, prio int) bool {
 // and restore contexts.
 func (k *Kernel) switchContext(p *sim.Proc, c int) {
 	pc := &k.cpu[c]
+	k.work(p, k.cfg.SwitchSave) // _frxt_dispatch saves the context first
 	k.enterCritical(p, k.KernelLock)
 	k.work(p, k.cfg.SwitchSelect)
 	cur := pc.cur
 	now := p.Now()
 	cur.RunTime += now - pc.switchedIn
 	pc.switchedIn = now
-	if cur.State == Running && cur != pc.idle {
-		cur.State = Ready
-		k.ready[cur.Priority] = append(k.ready[cur.Priority], cur)
-	}
 	next := k.pickNext(c)
+	if cur.State == Running && cur != pc.idle && (next == pc.idle || next.Priority < cur.Priority) {
+		// Nothing of equal or higher priority is ready: keep running.
+		if next != pc.idle {
+			k.ready[next.Priority] = append([]*TCB{next}, k.ready[next.Priority]...)
+		}
+		next = cur
+	}
+	if next != cur {
+		if cur.State == Running {
+			cur.State = Ready // preempted or rotated: ready again once switched out
+		}
+		cur.inTransit = true
+		pc.outgoing = cur
+	}
 	next.State = Running
 	pc.cur = next
 	k.exitCritical(p, k.KernelLock)
@@ -452,13 +494,40 @@ func (k *Kernel) switchContext(p *sim.Proc, c int) {
 		return
 	}
 	k.Switches++
-	k.work(p, k.cfg.SwitchSave)
 	k.flush(p)
 	if tr := k.E.Trace; tr != nil {
 		tr.Add(sim.Span{Core: c, Lane: "task", Label: cur.Name, Start: cur.lastIn, End: p.Now()})
 		next.lastIn = p.Now()
 	}
 	p.SwitchTo(next.Proc)
+	k.finishSwitch(p)
+}
+
+// finishSwitch runs in the incoming process right after a switch: the task
+// its core switched away from becomes selectable (if it is ready).
+func (k *Kernel) finishSwitch(p *sim.Proc) {
+	pc := &k.cpu[coreID(p)]
+	t := pc.outgoing
+	if t == nil {
+		return
+	}
+	pc.outgoing = nil
+	t.inTransit = false
+	if t.State != Ready {
+		return
+	}
+	k.ready[t.Priority] = append(k.ready[t.Priority], t)
+	// It may have been woken during the switch, when its waker could not
+	// yet tell a core to run it: ask now, as the waker's yield would have.
+	for c := range k.cpu {
+		if canRunOn(t, c) && t.Priority > k.cpu[c].cur.Priority {
+			a := k.cpu[c].reasonAddr
+			k.SoC.Mem.Poke(a, k.SoC.Mem.Peek(a)|reasonYield)
+			k.SoC.Cores[c].Raise(IRQCrosscore)
+			k.SoC.IPIs++
+			return
+		}
+	}
 }
 
 // makeReady moves an unblocked task to its ready list (prvAddTaskToReadyList)
@@ -473,6 +542,10 @@ func (k *Kernel) makeReady(p *sim.Proc, t *TCB) bool {
 	}
 	if k.running(t) {
 		t.State = Running
+		return false
+	}
+	if t.inTransit {
+		t.State = Ready // joins the ready list when its switch completes
 		return false
 	}
 	t.State = Ready
@@ -541,7 +614,7 @@ func (k *Kernel) sysTickHandler(p *sim.Proc, c int) {
 	yield := false
 	if c == 0 {
 		k.tickCount++
-		k.store(p, k.tickAddr, uint64(k.tickCount))
+		k.guardedStore(p, k.tickAddr, uint64(k.tickCount))
 		for i := 0; i < len(k.delayed); {
 			t := k.delayed[i]
 			if int32(k.tickCount-t.wakeTick) >= 0 {
@@ -555,7 +628,7 @@ func (k *Kernel) sysTickHandler(p *sim.Proc, c int) {
 		}
 	}
 	cur := k.cpu[c].cur
-	if cur != k.cpu[c].idle && k.readyForCore(c, cur.Priority) {
+	if k.readyForCore(c, cur.Priority) {
 		yield = true // configUSE_TIME_SLICING
 	}
 	k.exitCritical(p, k.KernelLock)
@@ -584,6 +657,7 @@ func (k *Kernel) CreateTask(name string, prio, core int, fn func(t *TCB)) (*TCB,
 	t.fn = fn
 	t.Proc = k.E.NewProc(name, false, func(p *sim.Proc) {
 		// A task starts from its initial stack frame: interrupts enabled.
+		k.finishSwitch(p)
 		p.Restore(0)
 		t.fn(t)
 		k.taskExit(p, t)
@@ -638,6 +712,7 @@ func (k *Kernel) Start() error {
 // interrupt (esp_cpu_wait_for_intr); the interrupt's handler may switch to a
 // task, and the idle task goes on from here when it is switched back.
 func (k *Kernel) idleTask(p *sim.Proc) {
+	k.finishSwitch(p)
 	p.Restore(0)
 	for {
 		k.work(p, k.cfg.IdleLoop)
@@ -659,6 +734,7 @@ func (k *Kernel) taskExit(p *sim.Proc, t *TCB) {
 	t.RunTime += now - pc.switchedIn
 	pc.switchedIn = now
 	t.State = Deleted
+	pc.outgoing = nil
 	next := k.pickNext(c)
 	next.State = Running
 	pc.cur = next

@@ -43,8 +43,8 @@ func (k *Kernel) ulTaskGenericNotifyTake(t *TCB, idx int, clear bool, ticks uint
 	k.enterCritical(p, k.KernelLock)
 	k.work(p, k.cfg.NotifyBody)
 	yield := false
-	if k.load(p, va) == 0 {
-		k.store(p, sa, waitingNotification)
+	if k.guardedLoad(p, va) == 0 {
+		k.guardedStore(p, sa, waitingNotification)
 		if ticks > 0 {
 			k.block(p, t, nil, ticks, "notification take")
 			yield = true
@@ -55,15 +55,15 @@ func (k *Kernel) ulTaskGenericNotifyTake(t *TCB, idx int, clear bool, ticks uint
 		k.yieldWithinAPI(p)
 	}
 	k.enterCritical(p, k.KernelLock)
-	v := k.load(p, va)
+	v := k.guardedLoad(p, va)
 	if v != 0 {
 		if clear {
-			k.store(p, va, 0)
+			k.guardedStore(p, va, 0)
 		} else {
-			k.store(p, va, v-1)
+			k.guardedStore(p, va, v-1)
 		}
 	}
-	k.store(p, sa, notWaitingNotification)
+	k.guardedStore(p, sa, notWaitingNotification)
 	k.exitCritical(p, k.KernelLock)
 	return uint32(v)
 }
@@ -80,10 +80,10 @@ func (k *Kernel) xTaskGenericNotifyWait(t *TCB, idx int, clearOnEntry, clearOnEx
 	k.enterCritical(p, k.KernelLock)
 	k.work(p, k.cfg.NotifyBody)
 	yield := false
-	if k.load(p, sa) != notificationReceived {
-		v := k.load(p, va)
-		k.store(p, va, v&^uint64(clearOnEntry))
-		k.store(p, sa, waitingNotification)
+	if k.guardedLoad(p, sa) != notificationReceived {
+		v := k.guardedLoad(p, va)
+		k.guardedStore(p, va, v&^uint64(clearOnEntry))
+		k.guardedStore(p, sa, waitingNotification)
 		if ticks > 0 {
 			k.block(p, t, nil, ticks, "notification wait")
 			yield = true
@@ -94,12 +94,12 @@ func (k *Kernel) xTaskGenericNotifyWait(t *TCB, idx int, clearOnEntry, clearOnEx
 		k.yieldWithinAPI(p)
 	}
 	k.enterCritical(p, k.KernelLock)
-	v := k.load(p, va)
-	got := k.load(p, sa) == notificationReceived
+	v := k.guardedLoad(p, va)
+	got := k.guardedLoad(p, sa) == notificationReceived
 	if got {
-		k.store(p, va, v&^uint64(clearOnExit))
+		k.guardedStore(p, va, v&^uint64(clearOnExit))
 	}
-	k.store(p, sa, notWaitingNotification)
+	k.guardedStore(p, sa, notWaitingNotification)
 	k.exitCritical(p, k.KernelLock)
 	return got, uint32(v)
 }
@@ -111,22 +111,22 @@ func (k *Kernel) xTaskGenericNotifyWait(t *TCB, idx int, clearOnEntry, clearOnEx
 func (k *Kernel) notifyLocked(p *sim.Proc, target *TCB, idx int, value uint32, action NotifyAction) (ok bool, prev uint32, yield bool) {
 	va, sa := target.valueAddr(idx), target.stateAddr(idx)
 	k.work(p, k.cfg.NotifyBody)
-	old := k.load(p, sa)
-	k.store(p, sa, notificationReceived)
-	v := k.load(p, va)
+	old := k.guardedLoad(p, sa)
+	k.guardedStore(p, sa, notificationReceived)
+	v := k.guardedLoad(p, va)
 	prev, ok = uint32(v), true
 	switch action {
 	case SetBits:
-		k.store(p, va, v|uint64(value))
+		k.guardedStore(p, va, v|uint64(value))
 	case Increment:
-		k.store(p, va, uint64(uint32(v)+1))
+		k.guardedStore(p, va, uint64(uint32(v)+1))
 	case SetValueWithOverwrite:
-		k.store(p, va, uint64(value))
+		k.guardedStore(p, va, uint64(value))
 	case SetValueWithoutOverwrite:
 		if old == notificationReceived {
 			ok = false
 		} else {
-			k.store(p, va, uint64(value))
+			k.guardedStore(p, va, uint64(value))
 		}
 	case NoAction:
 	}

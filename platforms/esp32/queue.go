@@ -99,9 +99,9 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 	inherited := false
 	for {
 		k.enterCritical(p, s.Lock)
-		if n := k.load(p, s.countAddr); n > 0 {
+		if n := k.guardedLoad(p, s.countAddr); n > 0 {
 			k.work(p, k.cfg.TakeBody)
-			k.store(p, s.countAddr, n-1)
+			k.guardedStore(p, s.countAddr, n-1)
 			if s.isMutex() {
 				s.holder = k.pvTaskIncrementMutexHeldCount(p, t)
 			}
@@ -115,12 +115,13 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 		}
 		if !entrySet { // vTaskInternalSetTimeOutState
 			deadline, entrySet = k.tickCount+ticks, true
+			t.timedOut = false
 		}
 		k.exitCritical(p, s.Lock)
 
 		k.enterCritical(p, s.Lock)
 		if !k.xTaskCheckForTimeOut(p, t, ticks, deadline) {
-			if k.load(p, s.countAddr) == 0 { // prvIsQueueEmpty
+			if k.guardedLoad(p, s.countAddr) == 0 { // prvIsQueueEmpty
 				k.enterCritical(p, k.KernelLock)
 				if s.isMutex() {
 					inherited = k.xTaskPriorityInherit(p, t, s.holder) || inherited
@@ -130,7 +131,7 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 					wait = deadline - k.tickCount
 				}
 				k.block(p, t, &s.waitRecv, wait, s.takeDesc)
-				k.store(p, s.waitersAddr, uint64(s.waitRecv.Len()))
+				k.guardedStore(p, s.waitersAddr, uint64(s.waitRecv.Len()))
 				k.exitCritical(p, k.KernelLock)
 				k.exitCritical(p, s.Lock)
 				k.yieldWithinAPI(p)
@@ -140,7 +141,7 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 			continue
 		}
 		// Timed out.
-		empty := k.load(p, s.countAddr) == 0
+		empty := k.guardedLoad(p, s.countAddr) == 0
 		if empty && inherited {
 			k.enterCritical(p, k.KernelLock)
 			k.vTaskPriorityDisinheritAfterTimeout(p, s)
@@ -243,7 +244,7 @@ func (k *Kernel) vTaskPriorityDisinheritAfterTimeout(p *sim.Proc, s *Semaphore) 
 func (k *Kernel) xQueueGenericSend(t *TCB, s *Semaphore) bool {
 	p := t.Proc
 	k.enterCritical(p, s.Lock)
-	n := k.load(p, s.countAddr)
+	n := k.guardedLoad(p, s.countAddr)
 	if n >= s.max || (s.isMutex() && s.holder != t) {
 		k.exitCritical(p, s.Lock)
 		return false
@@ -256,13 +257,13 @@ func (k *Kernel) xQueueGenericSend(t *TCB, s *Semaphore) bool {
 		k.exitCritical(p, k.KernelLock)
 		s.holder = nil
 	}
-	k.store(p, s.countAddr, n+1)
-	if k.load(p, s.waitersAddr) != 0 {
+	k.guardedStore(p, s.countAddr, n+1)
+	if k.guardedLoad(p, s.waitersAddr) != 0 {
 		k.enterCritical(p, k.KernelLock)
 		if k.xTaskRemoveFromEventList(p, &s.waitRecv) {
 			yield = true
 		}
-		k.store(p, s.waitersAddr, uint64(s.waitRecv.Len()))
+		k.guardedStore(p, s.waitersAddr, uint64(s.waitRecv.Len()))
 		k.exitCritical(p, k.KernelLock)
 	}
 	k.exitCritical(p, s.Lock)
@@ -291,17 +292,17 @@ func (k *Kernel) xSemaphoreGiveFromISR(p *sim.Proc, s *Semaphore) (ok, woken boo
 		return false, false
 	}
 	k.enterCritical(p, s.Lock) // taskENTER_CRITICAL_ISR: same spinlock
-	n := k.load(p, s.countAddr)
+	n := k.guardedLoad(p, s.countAddr)
 	if n >= s.max {
 		k.exitCritical(p, s.Lock)
 		return false, false
 	}
 	k.work(p, k.cfg.GiveBody)
-	k.store(p, s.countAddr, n+1)
-	if k.load(p, s.waitersAddr) != 0 {
+	k.guardedStore(p, s.countAddr, n+1)
+	if k.guardedLoad(p, s.waitersAddr) != 0 {
 		k.enterCritical(p, k.KernelLock)
 		woken = k.xTaskRemoveFromEventList(p, &s.waitRecv)
-		k.store(p, s.waitersAddr, uint64(s.waitRecv.Len()))
+		k.guardedStore(p, s.waitersAddr, uint64(s.waitRecv.Len()))
 		k.exitCritical(p, k.KernelLock)
 	}
 	k.exitCritical(p, s.Lock)
