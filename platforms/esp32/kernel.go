@@ -465,7 +465,9 @@ func (k *Kernel) readyForCore(c, prio int) bool {
 // and restore contexts.
 func (k *Kernel) switchContext(p *sim.Proc, c int) {
 	pc := &k.cpu[c]
-	k.work(p, k.cfg.SwitchSave) // _frxt_dispatch saves the context first
+	// The Xtensa port saves the interrupted frame at interrupt entry
+	// (irq_entry_cycles); the selection comes first on the exit path, the
+	// register-window spill and the restore of the next task after it.
 	k.enterCritical(p, k.KernelLock)
 	k.work(p, k.cfg.SwitchSelect)
 	cur := pc.cur
@@ -494,6 +496,7 @@ func (k *Kernel) switchContext(p *sim.Proc, c int) {
 		return
 	}
 	k.Switches++
+	k.work(p, k.cfg.SwitchSave)
 	k.flush(p)
 	if tr := k.E.Trace; tr != nil {
 		tr.Add(sim.Span{Core: c, Lane: "task", Label: cur.Name, Start: cur.lastIn, End: p.Now()})
