@@ -65,6 +65,10 @@ type CPU struct {
 	qcount int
 	// Ticks counts tick handlers run.
 	Ticks int
+	// Contentions counts spinlock acquisitions by this CPU that found the
+	// lock taken and entered the slow path (what CONFIG_LOCK_STAT reports
+	// as contentions), in any context.
+	Contentions int
 }
 
 // Kernel is the OS state of one simulated machine.
@@ -82,10 +86,6 @@ type Kernel struct {
 	// Count, when non-nil, is called for every access the lock code makes
 	// (tests measure which lines each waiter touches).
 	Count func(cpu int, a sim.Addr)
-
-	// spinners: some lock uses a policy that busy-waits through
-	// SpinUntil (see republish).
-	spinners bool
 }
 
 // New boots the kernel on cores, with memory [base, base+size) of mem for

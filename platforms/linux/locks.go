@@ -39,9 +39,6 @@ func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
 		return nil, err
 	}
 	base := lockBase{k: k, word: a, w: w, wq: &waitQueue{k: k}}
-	if w.Mode == Relax || w.Mode == WFI {
-		k.spinners = true
-	}
 	switch f {
 	case QSpinlock:
 		return &qspinlock{base}, nil
@@ -120,6 +117,7 @@ func (l *qspinlock) Lock(p *sim.Proc) {
 	if val == 0 {
 		return
 	}
+	l.k.contended(p)
 	l.slowpath(p, val)
 }
 
@@ -239,6 +237,7 @@ func (l *ticketLock) Lock(p *sim.Proc) {
 	if uint32(old) == uint32(mine) {
 		return
 	}
+	k.contended(p)
 	// while (lockval.tickets.next != lockval.tickets.owner) { wfe(); owner = READ_ONCE(...) }
 	k.condLoad(p, &l.w, l.word, false, l.wq, func(v uint64) bool { return uint32(v) == uint32(mine) })
 }
@@ -262,6 +261,9 @@ func (l *tasLock) Lock(p *sim.Proc) {
 		if l.k.llsc(p, l.word, func(uint64) (uint64, bool) { return 1, true }) == 0 {
 			return
 		}
+		if iter == 0 {
+			l.k.contended(p)
+		}
 		l.k.pause(p, &l.w, iter)
 	}
 }
@@ -277,9 +279,12 @@ type ttasLock struct{ lockBase }
 
 // Lock reads until the lock looks free, then tries the atomic.
 func (l *ttasLock) Lock(p *sim.Proc) {
-	for {
+	for first := true; ; first = false {
 		if l.k.llsc(p, l.word, func(v uint64) (uint64, bool) { return 1, v == 0 }) == 0 {
 			return
+		}
+		if first {
+			l.k.contended(p)
 		}
 		l.k.condLoad(p, &l.w, l.word, true, l.wq, func(v uint64) bool { return v == 0 })
 	}

@@ -101,6 +101,9 @@ func (q *waitQueue) remove(cpu *CPU) {
 	}
 }
 
+// contended books one slow-path entry of the CPU p runs on.
+func (k *Kernel) contended(p *sim.Proc) { k.cpu(p).Contentions++ }
+
 // Memory accesses of the lock code, counted when Kernel.Count is set.
 
 func (k *Kernel) count(p *sim.Proc, a sim.Addr) {
@@ -111,51 +114,17 @@ func (k *Kernel) count(p *sim.Proc, a sim.Addr) {
 
 func (k *Kernel) load(p *sim.Proc, a sim.Addr) uint64 { k.count(p, a); return p.Load(a) }
 
-func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) {
-	k.count(p, a)
-	p.Store(a, v)
-	k.republish(p, a)
-}
+func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) { k.count(p, a); p.Store(a, v) }
 
 // add is a sub-word store emulated on sim's 64-bit words: the kernel writes
 // one byte (lock->locked) or halfword (owner++) that no other CPU writes
 // concurrently, so adding the known difference atomically has the same
 // effect and the same coherence cost (the line taken exclusively) without
 // clobbering the neighbouring fields other CPUs update.
-func (k *Kernel) add(p *sim.Proc, a sim.Addr, d uint64) {
-	k.count(p, a)
-	p.FetchAdd(a, d)
-	k.republish(p, a)
-}
+func (k *Kernel) add(p *sim.Proc, a sim.Addr, d uint64) { k.count(p, a); p.FetchAdd(a, d) }
 
-// ldxr is LDXR with a work-around for a sim bug (TestSimMonitorArmedAfter-
-// InFlightWrite): sim arms the monitor when the read completes but tells
-// monitors about a write when the write is issued, so a write issued while
-// our read was in flight (landing after it) neither clears the monitor nor
-// shows in the value read. A plain re-read after arming is queued behind
-// any such write: if it differs, the value is re-read exclusively. A write
-// issued after arming clears the monitor as it should. Costs an L1 hit.
-func (k *Kernel) ldxr(p *sim.Proc, a sim.Addr) uint64 {
-	for {
-		k.count(p, a)
-		v := p.LoadExclusive(a)
-		if p.Load(a) == v {
-			return v
-		}
-	}
-}
-
-// republish works around the same sim bug for SpinUntil, which registers a
-// spinner when its read completes: a write issued during that read would
-// never wake it. Re-writing the value (an atomic add of 0, an L1 hit right
-// after our own write) tells every spinner registered by then. Only the
-// policies that busy-wait through SpinUntil need it; WFE waiters do not,
-// so fault injection on wake events is not given a second chance.
-func (k *Kernel) republish(p *sim.Proc, a sim.Addr) {
-	if k.spinners {
-		p.FetchAdd(a, 0)
-	}
-}
+// ldxr is LDXR/LDAXR: a load that arms the exclusive monitor on a's line.
+func (k *Kernel) ldxr(p *sim.Proc, a sim.Addr) uint64 { k.count(p, a); return p.LoadExclusive(a) }
 
 // llsc is an arm64 LL/SC loop without LSE atomics (the RK3399 is Armv8.0):
 // prfm pstl1strm; 1: ldaxr; <op>; stlxr; cbnz 1b. op returns the new value
@@ -169,7 +138,6 @@ func (k *Kernel) llsc(p *sim.Proc, a sim.Addr, op func(old uint64) (uint64, bool
 			return old
 		}
 		if p.StoreExclusive(a, nv) {
-			k.republish(p, a)
 			return old
 		}
 	}
@@ -243,14 +211,16 @@ const (
 )
 
 // tier picks what iteration iter of a wait loop does, per policy. For WFI
-// it sleeps right here and reports tierSpin when WFI fell through at once
-// (an interrupt is pending but masked: WFI cannot sleep until it is taken).
+// it sleeps right here (deliverable interrupts that woke it are taken
+// before WFI returns) and reports tierSpin when an interrupt is still
+// pending afterwards: one that is masked (irqsave, or a handler's own
+// level) stays pending, and WFI falls through at once while any interrupt
+// is pending, so every later iteration would be a busy poll.
 func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, wq *waitQueue) tier {
 	switch w.Mode {
 	case WFI:
-		t0 := p.Now()
 		p.WFI()
-		if p.Now() == t0 {
+		if p.Core().Pending() {
 			return tierSpin
 		}
 		return tierWFI

@@ -67,8 +67,11 @@ type Result struct {
 	IRQWaits []sim.Time
 	// Handoffs are, for acquisitions that were waiting when the lock was
 	// released, the time from that release to holding the lock.
-	Handoffs   []sim.Time
-	Ops        int    // acquisitions (critical sections run)
+	Handoffs []sim.Time
+	Ops      int // acquisitions (critical sections run)
+	// Contended counts acquisitions that found the lock taken and entered
+	// the lock's slow path (linux.CPU.Contentions).
+	Contended  int
 	Counter    uint64 // the shared counter in sim memory
 	Expected   uint64 // increments the code performed
 	MaxHolders int    // most CPUs inside the critical section at once
@@ -131,8 +134,14 @@ func (w Workload) Run(ctx context.Context, seed uint64) (Result, error) {
 	for i := range lastRelease {
 		lastRelease[i] = -1
 	}
-	// acquired books one acquisition that started trying at t0.
-	acquired := func(p *sim.Proc, li int, t0 sim.Time) sim.Time {
+	// acquired books one acquisition that started trying at t0 when its
+	// CPU had entered a slow path c0 times. Interrupts are masked from
+	// before the attempt (irqsave; a handler runs masked), so no other
+	// acquisition on this CPU can fall between.
+	acquired := func(p *sim.Proc, li int, t0 sim.Time, c0 int) sim.Time {
+		if k.CPUOf(p).Contentions > c0 {
+			res.Contended++
+		}
 		wait := p.Now() - t0
 		res.Waits = append(res.Waits, wait)
 		res.WaitTime += wait
@@ -175,11 +184,11 @@ func (w Workload) Run(ctx context.Context, seed uint64) (Result, error) {
 				return
 			}
 			li := lockOf(p.Core().ID)
-			t0 := p.Now()
+			t0, c0 := p.Now(), k.CPUOf(p).Contentions
 			// spin_lock_irqsave in the handler, as the article writes it
 			// (interrupts are already masked in a hardirq handler).
 			flags := linux.SpinLockIRQSave(p, locks[li])
-			res.IRQWaits = append(res.IRQWaits, acquired(p, li, t0))
+			res.IRQWaits = append(res.IRQWaits, acquired(p, li, t0, c0))
 			h := p.Now()
 			critical(p, li, w.IRQCS)
 			unlock(p, li, flags)
@@ -200,9 +209,9 @@ func (w Workload) Run(ctx context.Context, seed uint64) (Result, error) {
 			k.Sleep(p, sim.Time(rng.Float64()*float64(w.CS+w.Outside)+think))
 			for p.Now() < w.Duration && fail == nil {
 				p.Delay(exp(float64(w.Outside)))
-				t0 := p.Now()
+				t0, c0 := p.Now(), k.CPUOf(p).Contentions
 				flags := linux.SpinLockIRQSave(p, locks[li])
-				acquired(p, li, t0)
+				acquired(p, li, t0, c0)
 				h := p.Now()
 				critical(p, li, w.CS)
 				unlock(p, li, flags)
