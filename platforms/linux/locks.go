@@ -47,7 +47,7 @@ func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
 	case TAS:
 		return &tasLock{base}, nil
 	case TTAS:
-		return &ttasLock{base}, nil
+		return &ttasLock{tasLock{base}}, nil
 	}
 	return nil, fmt.Errorf("spinlock flavour %q unknown; known: %v", f, Flavours)
 }
@@ -246,6 +246,12 @@ func (l *ticketLock) Lock(p *sim.Proc) {
 // that only an SEV (or an interrupt / the event stream) ends.
 func (l *ticketLock) Unlock(p *sim.Proc) {
 	l.k.add(p, l.word, 1)
+	l.sevRelease(p)
+}
+
+// sevRelease ends an unlock whose waiters sleep in a plain WFE: dsb(ishst);
+// sev(), then the policy's release work.
+func (l *lockBase) sevRelease(p *sim.Proc) {
 	p.SEV()
 	l.k.release(p, &l.w, l.wq)
 }
@@ -257,42 +263,32 @@ type tasLock struct{ lockBase }
 // Lock retries an atomic swap, pausing between attempts: the article's
 // "while (test_and_set(lock)) wfe()/wfi();".
 func (l *tasLock) Lock(p *sim.Proc) {
-	for iter := 0; ; iter++ {
-		if l.k.llsc(p, l.word, func(uint64) (uint64, bool) { return 1, true }) == 0 {
-			return
-		}
+	l.retry(p, func() bool { return l.k.llsc(p, l.word, func(uint64) (uint64, bool) { return 1, true }) == 0 },
+		func(iter int) { l.k.pause(p, &l.w, iter) })
+}
+
+// retry runs attempt until it takes the lock, with wait(iter) between
+// attempts; a failed first attempt is the slow-path entry (a contention).
+func (l *lockBase) retry(p *sim.Proc, attempt func() bool, wait func(iter int)) {
+	for iter := 0; !attempt(); iter++ {
 		if iter == 0 {
 			l.k.contended(p)
 		}
-		l.k.pause(p, &l.w, iter)
+		wait(iter)
 	}
 }
 
 // Unlock is the article's release: smp_store_release(0); dsb(ishst); sev().
+// The test-and-test-and-set lock shares it.
 func (l *tasLock) Unlock(p *sim.Proc) {
 	l.k.store(p, l.word, 0)
-	p.SEV()
-	l.k.release(p, &l.w, l.wq)
+	l.sevRelease(p)
 }
 
-type ttasLock struct{ lockBase }
+type ttasLock struct{ tasLock }
 
 // Lock reads until the lock looks free, then tries the atomic.
 func (l *ttasLock) Lock(p *sim.Proc) {
-	for first := true; ; first = false {
-		if l.k.llsc(p, l.word, func(v uint64) (uint64, bool) { return 1, v == 0 }) == 0 {
-			return
-		}
-		if first {
-			l.k.contended(p)
-		}
-		l.k.condLoad(p, &l.w, l.word, true, l.wq, func(v uint64) bool { return v == 0 })
-	}
-}
-
-// Unlock stores 0 and sends the article's SEV.
-func (l *ttasLock) Unlock(p *sim.Proc) {
-	l.k.store(p, l.word, 0)
-	p.SEV()
-	l.k.release(p, &l.w, l.wq)
+	l.retry(p, func() bool { return l.k.llsc(p, l.word, func(v uint64) (uint64, bool) { return 1, v == 0 }) == 0 },
+		func(int) { l.k.condLoad(p, &l.w, l.word, true, l.wq, func(v uint64) bool { return v == 0 }) })
 }
