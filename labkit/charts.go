@@ -344,6 +344,31 @@ type Series struct {
 	Values []float64
 }
 
+// Lines plots plain numbers against a numeric x axis, one line per series:
+// an analytic curve beside a simulated one, energy per operation against a
+// parameter. series[k].Values[i] is the value at x[i]; NaN, infinities and
+// values missing at the end of a shorter series leave gaps, values beyond
+// len(x) are ignored. xName names the x axis (with its unit), unit the y
+// axis.
+func Lines(title, xName, unit string, x []float64, series ...Series) *Chart {
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(globals(title, ""),
+		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "value", Scale: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Name: unit, Type: "value", Scale: opts.Bool(true)}))...)
+	for _, s := range series {
+		data := make([]opts.LineData, len(x))
+		for i, xv := range x {
+			y := math.NaN()
+			if i < len(s.Values) {
+				y = s.Values[i]
+			}
+			data[i] = opts.LineData{Value: []any{num(xv), num(y)}}
+		}
+		line.AddSeries(s.Name, data)
+	}
+	return newChart(title, line)
+}
+
 // StackedBars stacks series per category (power components per variant,
 // energy split by state).
 func StackedBars(title, unit string, categories []string, series []Series) *Chart {

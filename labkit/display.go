@@ -91,43 +91,64 @@ func injectedMarker() string {
 	return filepath.Join(dir, "synclab-echarts-injected")
 }
 
+// Hooks for the tests; in a notebook they are gonbui's.
+var (
+	inNotebook   = func() bool { return gonbui.IsNotebook }
+	displayHTML  = gonbui.DisplayHTML
+	syncNotebook = gonbui.Sync
+)
+
 // InitNotebook sends the ECharts library to the notebook page (call it in
 // a notebook's first cell; Display does it by itself the first time in a
-// kernel session).
+// kernel session) and waits until GoNB has delivered it (gonbui.Sync), so a
+// cell that ends right after the call does not lose the 1 MB library. A
+// notebook's own `defer gonbui.Sync()` is harmless: it only waits again.
 func InitNotebook() {
-	if !gonbui.IsNotebook {
+	if !inNotebook() {
 		return
 	}
-	gonbui.DisplayHTML(LibraryHTML())
+	sendLibrary()
+	syncNotebook()
+}
+
+// sendLibrary displays the library and records that this kernel session has
+// it.
+func sendLibrary() {
+	displayHTML(LibraryHTML())
 	if m := injectedMarker(); m != "" {
 		_ = os.WriteFile(m, nil, 0o644)
 	}
 }
 
 // Display shows charts inline in a GoNB notebook (classic Notebook,
-// JupyterLab and nbconvert's HTML export). Outside a notebook it prints
-// a hint on stderr.
+// JupyterLab and nbconvert's HTML export), sending the ECharts library
+// first when this kernel session has not, and waits until the output has
+// reached GoNB (gonbui.Sync), so notebooks need no `defer gonbui.Sync()`.
+// Outside a notebook it prints a hint on stderr.
 func Display(charts ...*Chart) {
-	if !gonbui.IsNotebook {
+	if !inNotebook() {
 		fmt.Fprintln(os.Stderr, "labkit.Display: not running in a GoNB notebook; use a Report to write HTML")
 		return
 	}
 	if m := injectedMarker(); m == "" {
-		InitNotebook()
+		sendLibrary()
 	} else if _, err := os.Stat(m); err != nil {
-		InitNotebook()
+		sendLibrary()
 	}
 	var b strings.Builder
 	for _, c := range charts {
 		b.WriteString(c.HTML())
 	}
-	gonbui.DisplayHTML(b.String())
+	displayHTML(b.String())
+	syncNotebook()
 }
 
-// DisplayTable shows a table inline in a GoNB notebook.
+// DisplayTable shows a table inline in a GoNB notebook and waits until it has
+// reached GoNB (gonbui.Sync); outside a notebook it prints it on stdout.
 func DisplayTable(t Table) {
-	if gonbui.IsNotebook {
-		gonbui.DisplayHTML(tableCSS + t.HTML())
+	if inNotebook() {
+		displayHTML(tableCSS + t.HTML())
+		syncNotebook()
 		return
 	}
 	t.WriteText(os.Stdout)

@@ -4,6 +4,11 @@
 // articles with claims tables, go-echarts charts that display inline in GoNB,
 // self-contained HTML reports and sensitivity runs over ASSUME parameters.
 //
+// A run that fails (a simulated deadlock at one parameter point) does not
+// sink the experiment: its error is kept in the Result (Run.Err), left out
+// of the statistics and shown in the tables, claims and reports, and the
+// result is never cached as complete (see RunsFailedError).
+//
 // Platform packages register experiments from init functions in this
 // package (labkit/esp32.go, labkit/rk3399.go); notebooks and the lab CLI look
 // them up by name.

@@ -19,7 +19,7 @@ func TestReadmeExampleMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(src)
-	body := s[strings.Index(s, "\tlabkit.Register(") : strings.Index(s, "\t// Output:")]
+	body := s[strings.Index(s, "\tlabkit.Register("):strings.Index(s, "\t// Output:")]
 	var lines []string
 	for _, l := range strings.SplitAfter(body, "\n") {
 		lines = append(lines, strings.TrimPrefix(l, "\t"))

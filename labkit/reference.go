@@ -83,8 +83,12 @@ type ClaimSide struct {
 	Variant string  `json:"variant"`
 	Article float64 `json:"article"`
 	Sim     Summary `json:"sim"`
-	// DeviationPct is 100*(simulated mean - article)/article.
+	// DeviationPct is 100*(simulated mean - article)/article (NaN when
+	// every run of the variant failed).
 	DeviationPct float64 `json:"deviation_pct"`
+	// Failed describes the variant's failed runs ("1 of 3 runs failed:
+	// deadlock at ..."); "" when none failed. Sim covers the others.
+	Failed string `json:"failed,omitempty"`
 }
 
 // Claim compares an article's numbers for one metric with the simulation.
@@ -96,7 +100,8 @@ type Claim struct {
 	Sides   []ClaimSide `json:"sides"`
 	// Direction compares the sign of Sides[0]-Sides[1] in the article and
 	// in the simulation: "agrees", "disagrees", "unresolved" (the simulated
-	// ratio's 95% interval contains 1) or "n/a" (one side only).
+	// ratio's 95% interval contains 1), "n/a" (one side only) or "failed"
+	// (every run of a side failed).
 	Direction string `json:"direction"`
 	// SimRatio is Sides[0]/Sides[1] simulated, with Fieller's interval.
 	SimRatio Ratio  `json:"sim_ratio"`
@@ -112,8 +117,9 @@ func (r *Result) Claims() []Claim {
 	index := map[string]int{}
 	for _, ref := range r.Experiment.Reference {
 		vals := r.Values(ref.Variant, point, ref.Metric)
-		if len(vals) == 0 {
-			continue
+		failed := r.failureNote(ref.Variant, point)
+		if len(vals) == 0 && failed == "" {
+			continue // not in this shard
 		}
 		i, ok := index[ref.Metric]
 		if !ok {
@@ -122,7 +128,8 @@ func (r *Result) Claims() []Claim {
 			claims = append(claims, Claim{Article: ref.Article, Metric: ref.Metric, Unit: ref.Unit, Quote: ref.Quote})
 		}
 		s := Summarize(vals)
-		claims[i].Sides = append(claims[i].Sides, ClaimSide{Variant: ref.Variant, Article: ref.Value, Sim: s, DeviationPct: 100 * (s.Mean - ref.Value) / ref.Value})
+		claims[i].Sides = append(claims[i].Sides, ClaimSide{Variant: ref.Variant, Article: ref.Value, Sim: s,
+			DeviationPct: 100 * (s.Mean - ref.Value) / ref.Value, Failed: failed})
 	}
 	for i := range claims {
 		claims[i].judge(r, point)
@@ -130,7 +137,29 @@ func (r *Result) Claims() []Claim {
 	return claims
 }
 
+// judge sets the claim's direction and verdict; failed runs are named in
+// the verdict.
 func (c *Claim) judge(r *Result, point int) {
+	var failed []string
+	missing := false
+	for _, s := range c.Sides {
+		if s.Failed != "" {
+			failed = append(failed, s.Variant+": "+s.Failed)
+		}
+		missing = missing || s.Sim.N == 0
+	}
+	if missing {
+		c.Direction = "failed"
+		c.Verdict = "not simulated: " + strings.Join(failed, "; ")
+		return
+	}
+	c.verdict(r, point)
+	if len(failed) > 0 {
+		c.Verdict += " (" + strings.Join(failed, "; ") + ")"
+	}
+}
+
+func (c *Claim) verdict(r *Result, point int) {
 	worst := 0.0
 	for _, s := range c.Sides {
 		worst = math.Max(worst, math.Abs(s.DeviationPct))

@@ -41,16 +41,23 @@ func (r *Report) Chart(cs ...*Chart) *Report {
 
 // Stamp returns the reproducibility stamp of a result as markdown.
 func Stamp(res *Result) string {
-	return fmt.Sprintf("**Reproducibility:** experiment `%s`, seed `%d`, definition hash `%s`, code `%s`, %d runs (%s), computed %s.",
-		res.Experiment.Name, res.Experiment.Seed, res.Hash, res.Code, len(res.Runs), res.Shard, res.Created.Format(time.RFC3339))
+	runs := fmt.Sprintf("%d runs", len(res.Runs))
+	if n := len(res.Failures()); n > 0 {
+		runs += fmt.Sprintf(", **%d failed**", n)
+	}
+	return fmt.Sprintf("**Reproducibility:** experiment `%s`, seed `%d`, definition hash `%s`, code `%s`, %s (%s), computed %s.",
+		res.Experiment.Name, res.Experiment.Seed, res.Hash, res.Code, runs, res.Shard, res.Created.Format(time.RFC3339))
 }
 
 // Result adds an experiment's result: description, reproducibility stamp,
-// parameters, the summary table, a CI bar chart per metric and the claims
-// table.
+// the failed runs (if any), the summary table, a CI bar chart per metric,
+// the claims table and the parameters.
 func (r *Report) Result(res *Result) *Report {
 	e := res.Experiment
 	r.Markdown("## " + e.Name + "\n\n" + e.Description + "\n\n" + Stamp(res))
+	if len(res.Failures()) > 0 {
+		r.Table(FailuresTable(res))
+	}
 	r.Table(SummaryTable(res))
 	for _, m := range e.Metrics {
 		r.Chart(BarsCI(res, m.Name))

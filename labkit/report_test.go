@@ -10,12 +10,19 @@ import (
 	"testing"
 )
 
-func TestReportSelfContained(t *testing.T) {
+// fakeECharts makes a file with the given text the local ECharts copy for
+// the test.
+func fakeECharts(t *testing.T, text string) {
+	t.Helper()
 	lib := filepath.Join(t.TempDir(), "echarts.min.js")
-	if err := os.WriteFile(lib, []byte(`/*FAKE-ECHARTS*/window.echarts={init:function(){return {setOption:function(){}}}};var s="</script>";`), 0o644); err != nil {
+	if err := os.WriteFile(lib, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SYNCLAB_ECHARTS", lib)
+}
+
+func TestReportSelfContained(t *testing.T) {
+	fakeECharts(t, `/*FAKE-ECHARTS*/window.echarts={init:function(){return {setOption:function(){}}}};var s="</script>";`)
 	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
 	res, err := Execute(context.Background(), sweptFixture(t), fixtureRun, RunOptions{Trace: true, Progress: NoProgress})
 	if err != nil {

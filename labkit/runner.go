@@ -22,10 +22,17 @@ type Run struct {
 	Seed    uint64               `msgpack:"seed" json:"seed"`
 	Metrics map[string]float64   `msgpack:"metrics" json:"metrics"`
 	Samples map[string][]float64 `msgpack:"samples,omitempty" json:"samples,omitempty"`
+	// Err is the error the run failed with (a simulated deadlock, a model
+	// error), "" when it succeeded. A failed run has no metrics and is left
+	// out of every statistic; tables, claims and reports list it.
+	Err string `msgpack:"err,omitempty" json:"err,omitempty"`
 	// Trace is kept in memory only (traces are recorded on demand and
 	// never cached).
 	Trace *sim.Trace `msgpack:"-" json:"-"`
 }
+
+// Failed reports whether the run failed (Err is set).
+func (r Run) Failed() bool { return r.Err != "" }
 
 // Shard selects a deterministic share of an experiment's runs: the runs whose
 // job index modulo Count equals Index. The zero Shard means all runs.
@@ -62,10 +69,47 @@ type Result struct {
 	Shard      Shard       `msgpack:"shard" json:"shard"`
 	Created    time.Time   `msgpack:"created" json:"created"`
 	WallS      float64     `msgpack:"wall_s" json:"wall_s"`
-	// Runs are in job order: variant, then sweep point, then repeat.
+	// Runs are in job order: variant, then sweep point, then repeat. They
+	// include failed runs (Run.Err set).
 	Runs []Run `msgpack:"runs" json:"runs"`
-	// Complete is true when every run of the shard finished.
+	// Complete is true when every run of the shard finished and none
+	// failed; only complete results are cached or merged.
 	Complete bool `msgpack:"complete" json:"complete"`
+}
+
+// Failures returns the failed runs in job order.
+func (r *Result) Failures() []Run {
+	var out []Run
+	for _, run := range r.Runs {
+		if run.Failed() {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+// RunLabel names a run of r for messages: variant, swept values and repeat.
+func (r *Result) RunLabel(run Run) string {
+	return fmt.Sprintf("variant %s, %s, repeat %d", run.Variant, pointLabel(r.Experiment.Points()[run.Point]), run.Repeat)
+}
+
+// RunsFailedError is the error Execute and RunExperiment return, together
+// with the partial result, when some runs failed: the other runs are kept
+// and each failure is recorded in its Run.Err.
+type RunsFailedError struct {
+	Experiment    string
+	Failed, Total int
+	// First describes the first failed run in job order and its error.
+	First string
+}
+
+// Error counts the failures and names the first.
+func (e *RunsFailedError) Error() string {
+	kept := " (kept the others)"
+	if e.Failed == e.Total {
+		kept = ""
+	}
+	return fmt.Sprintf("experiment %s: %d of %d runs failed%s; first: %s", e.Experiment, e.Failed, e.Total, kept, e.First)
 }
 
 // RunOptions tune a run of an experiment.
@@ -124,8 +168,10 @@ func (e Experiment) PointParams(i int) map[string]float64 {
 // cache: variants x sweep points x repeats in parallel, each with its own
 // seed (RunSeed), so the result does not depend on Workers or scheduling.
 // When ctx is cancelled, it returns the finished runs in a result with
-// Complete false, and an error wrapping ctx.Err(). A failing run stops the
-// others and is reported with its variant, point and repeat.
+// Complete false, and an error wrapping ctx.Err(). A failing run (an
+// error from run, or a missing metric) does not stop the others: it is
+// recorded with its error in Runs, the result is not Complete, and the
+// error returned with it is a *RunsFailedError counting the failures.
 func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*Result, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
@@ -150,7 +196,6 @@ func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make([]*Run, len(jobs))
-	errs := make([]error, len(jobs))
 	var next atomic.Int64
 	var mu sync.Mutex
 	prog.Start(e.Name, len(jobs))
@@ -172,14 +217,16 @@ func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*
 				if err == nil {
 					err = e.checkMetrics(rr)
 				}
-				if err != nil {
-					if ctx.Err() == nil { // a real failure, not our cancellation
-						errs[i] = fmt.Errorf("experiment %s variant %s point %d repeat %d: %w", e.Name, spec.Variant, j.point, j.repeat, err)
-						cancel()
-					}
-					return
+				r := &Run{Variant: spec.Variant, Point: j.point, Repeat: j.repeat, Seed: spec.Seed}
+				switch {
+				case err != nil && runCtx.Err() != nil:
+					return // interrupted: the run did not finish
+				case err != nil:
+					r.Err = err.Error()
+				default:
+					r.Metrics, r.Samples, r.Trace = rr.Metrics, rr.Samples, rr.Trace
 				}
-				done[i] = &Run{Variant: spec.Variant, Point: j.point, Repeat: j.repeat, Seed: spec.Seed, Metrics: rr.Metrics, Samples: rr.Samples, Trace: rr.Trace}
+				done[i] = r
 				mu.Lock()
 				prog.Step()
 				mu.Unlock()
@@ -188,22 +235,26 @@ func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*
 	}
 	wg.Wait()
 	prog.Finish()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	res := &Result{Format: FormatVersion, Experiment: e.Clone(), Hash: e.Hash(), Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC(), Complete: true}
+	res := &Result{Format: FormatVersion, Experiment: e.Clone(), Hash: e.Hash(), Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC()}
+	interrupted := false
 	for _, r := range done {
 		if r == nil {
-			res.Complete = false
+			interrupted = true
 			continue
 		}
 		res.Runs = append(res.Runs, *r)
 	}
 	res.WallS = time.Since(start).Seconds()
-	if !res.Complete {
-		return res, fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(jobs), context.Cause(ctx))
+	var errs []error
+	if interrupted {
+		errs = append(errs, fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(jobs), context.Cause(ctx)))
 	}
-	return res, nil
+	if failed := res.Failures(); len(failed) > 0 {
+		errs = append(errs, &RunsFailedError{Experiment: e.Name, Failed: len(failed), Total: len(jobs),
+			First: res.RunLabel(failed[0]) + ": " + failed[0].Err})
+	}
+	res.Complete = len(errs) == 0
+	return res, errors.Join(errs...)
 }
 
 func (e Experiment) checkMetrics(rr RunResult) error {
@@ -227,7 +278,8 @@ func cloneMap[V any](m map[string]V) map[string]V {
 // reusing a cached result when one with the same definition hash and code
 // version exists (unless opts.Fresh, opts.NoCache or opts.Trace), and saving
 // complete results to the store. An unreadable cache file is reported on
-// opts.Log with its path and recomputed.
+// opts.Log with its path and recomputed. When runs fail it returns the
+// partial result (never cached) and a *RunsFailedError, as Execute does.
 func RunExperiment(ctx context.Context, e Experiment, opts RunOptions) (*Result, error) {
 	_, run, err := Lookup(e.Name)
 	if err != nil {

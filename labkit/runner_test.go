@@ -3,10 +3,15 @@ package labkit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"synclab/sim"
 )
 
 func sweptFixture(t *testing.T) Experiment {
@@ -80,22 +85,122 @@ func TestRunnerCancelKeepsFinishedRuns(t *testing.T) {
 	}
 }
 
-func TestRunnerReportsFailingRun(t *testing.T) {
-	run := func(ctx context.Context, spec RunSpec) (RunResult, error) {
-		if spec.Variant == "slow" && spec.Repeat == 2 {
-			return RunResult{}, errors.New("boom")
+// deadlockAt is a RunFunc that fails like a simulated deadlock for variant
+// slow at the sweep point work=200 (every repeat) and runs fixtureRun
+// elsewhere.
+func deadlockAt(ctx context.Context, spec RunSpec) (RunResult, error) {
+	if spec.Variant == "slow" && spec.Params["work"] == 200 {
+		return RunResult{}, &sim.DeadlockError{At: 474 * sim.Microsecond,
+			Waiters: []sim.Waiter{{Proc: "worker/1", Core: 1, On: "wfe on lock 0x1000"}}}
+	}
+	return fixtureRun(ctx, spec)
+}
+
+func TestRunnerKeepsOtherRunsWhenOneFails(t *testing.T) {
+	tests := []struct {
+		name string
+		run  RunFunc
+		// wantFailed runs fail, all of variant failVariant at point
+		// failPoint (5 repeats per point).
+		wantFailed  int
+		failVariant string
+		failPoint   int
+		want        []string // in the error and in every failed run's Err
+	}{
+		{"deadlock at one point", deadlockAt, 5, "slow", 2, []string{"deadlock at", "worker/1 (core 1) waits on wfe on lock 0x1000"}},
+		{"one repeat fails", func(ctx context.Context, spec RunSpec) (RunResult, error) {
+			if spec.Variant == "fast" && spec.Params["work"] == 50 && spec.Repeat == 2 {
+				return RunResult{}, errors.New("boom")
+			}
+			return fixtureRun(ctx, spec)
+		}, 1, "fast", 0, []string{"boom"}},
+		{"missing metric at one point", func(ctx context.Context, spec RunSpec) (RunResult, error) {
+			r, err := fixtureRun(ctx, spec)
+			if spec.Variant == "fast" && spec.Params["work"] == 100 {
+				delete(r.Metrics, "ops_s")
+			}
+			return r, err
+		}, 5, "fast", 1, []string{"did not report metric ops_s"}},
+	}
+	e := sweptFixture(t)
+	whole, err := Execute(context.Background(), e, fixtureRun, RunOptions{Progress: NoProgress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		res, err := Execute(context.Background(), e, tc.run, RunOptions{Progress: NoProgress})
+		var rf *RunsFailedError
+		if !errors.As(err, &rf) || rf.Failed != tc.wantFailed || rf.Total != 30 || !containsAll(err.Error(), append([]string{"variant " + tc.failVariant}, tc.want...)...) {
+			t.Fatalf("%s: err = %v, want %d of 30 failed naming %v", tc.name, err, tc.wantFailed, tc.want)
 		}
-		return fixtureRun(ctx, spec)
+		if res == nil || res.Complete || len(res.Runs) != 30 || len(res.Failures()) != tc.wantFailed {
+			t.Fatalf("%s: want all 30 runs kept, %d failed, not complete; got %+v", tc.name, tc.wantFailed, res)
+		}
+		for _, f := range res.Failures() {
+			if f.Variant != tc.failVariant || f.Point != tc.failPoint || f.Metrics != nil || !containsAll(f.Err, tc.want...) {
+				t.Errorf("%s: failed run %+v", tc.name, f)
+			}
+		}
+		// Statistics use the successful runs only, and they equal the
+		// ones of a run without failures.
+		if s := res.Summary(tc.failVariant, tc.failPoint, "time_ms"); s.N != 5-tc.wantFailed {
+			t.Errorf("%s: summary over %d runs, want %d", tc.name, s.N, 5-tc.wantFailed)
+		}
+		if got, want := res.Summary("slow", 0, "ops_s"), whole.Summary("slow", 0, "ops_s"); got != want {
+			t.Errorf("%s: an unaffected point changed: %+v vs %+v", tc.name, got, want)
+		}
+		if n := len(res.Tidy()); n != 2*(30-tc.wantFailed) {
+			t.Errorf("%s: tidy rows %d, want %d", tc.name, n, 2*(30-tc.wantFailed))
+		}
+		var buf strings.Builder
+		SummaryTable(res).WriteText(&buf)
+		FailuresTable(res).WriteText(&buf)
+		if !containsAll(buf.String(), "failed runs", fmt.Sprintf("%d of 5 runs failed: ", tc.wantFailed), tc.want[0],
+			fmt.Sprintf("%d of 30 runs failed", tc.wantFailed)) {
+			t.Errorf("%s: tables do not show the failures:\n%s", tc.name, buf.String())
+		}
+		if h := ResultReport(res).HTML(); !containsAll(h, tc.want[0], fmt.Sprintf("%d failed", tc.wantFailed)) {
+			t.Errorf("%s: report does not show the failures", tc.name)
+		}
 	}
-	_, err := Execute(context.Background(), fixture(), run, RunOptions{Progress: NoProgress})
-	if err == nil || !containsAll(err.Error(), "variant slow", "repeat 2", "boom") {
-		t.Fatalf("err = %v", err)
+}
+
+func TestFailedRunsAreNeverCachedOrMerged(t *testing.T) {
+	dir := t.TempDir()
+	e := sweptFixture(t)
+	opts := RunOptions{Dir: dir, Progress: NoProgress}
+	var calls atomic.Int32
+	catalogMu.Lock()
+	saved := catalog[fixtureName]
+	catalog[fixtureName] = entry{exp: saved.exp, run: func(ctx context.Context, spec RunSpec) (RunResult, error) {
+		calls.Add(1)
+		return deadlockAt(ctx, spec)
+	}}
+	catalogMu.Unlock()
+	t.Cleanup(func() { catalogMu.Lock(); catalog[fixtureName] = saved; catalogMu.Unlock() })
+	for i := range 2 {
+		res, err := RunExperiment(context.Background(), e, opts)
+		var rf *RunsFailedError
+		if !errors.As(err, &rf) || res == nil || len(res.Runs) != 30 || rf.Failed != 5 {
+			t.Fatalf("call %d: want a partial result and a RunsFailedError, got %v", i, err)
+		}
+		if _, err := os.Stat(CachePath(dir, e, Shard{})); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("call %d: a result with failed runs was cached (%v)", i, err)
+		}
+		if res.matches(e, Shard{}) {
+			t.Fatalf("call %d: a result with failed runs stands for a complete one", i)
+		}
 	}
-	missing := func(ctx context.Context, spec RunSpec) (RunResult, error) {
-		return RunResult{Metrics: map[string]float64{"time_ms": 1}}, nil
+	if calls.Load() != 60 {
+		t.Fatalf("runs executed %d, want 60: the second call must recompute", calls.Load())
 	}
-	if _, err := Execute(context.Background(), fixture(), missing, RunOptions{Progress: NoProgress}); err == nil || !containsAll(err.Error(), "ops_s") {
-		t.Fatalf("missing metric: err = %v", err)
+	var parts []*Result
+	for i := range 2 {
+		p, _ := Execute(context.Background(), e, deadlockAt, RunOptions{Shard: Shard{Index: i, Count: 2}, Progress: NoProgress})
+		parts = append(parts, p)
+	}
+	if _, err := Merge(parts...); err == nil || !containsAll(err.Error(), "failed runs", "deadlock") {
+		t.Fatalf("Merge of shards with failed runs: err = %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package labkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -17,6 +18,7 @@ type Conclusion struct {
 	Less   bool   `json:"less"`
 }
 
+// String renders the conclusion as "A < B on metric".
 func (c Conclusion) String() string {
 	op := ">"
 	if c.Less {
@@ -25,9 +27,16 @@ func (c Conclusion) String() string {
 	return fmt.Sprintf("%s %s %s on %s", c.A, op, c.B, c.Metric)
 }
 
-func (c Conclusion) holds(r *Result) bool {
+// Holds reports whether the conclusion holds in r at sweep point 0 (a
+// sensitivity run has no sweep): A's mean of Metric is strictly below (Less)
+// or above B's. It does not hold when either variant has no successful run
+// (all failed, or not in r).
+func (c Conclusion) Holds(r *Result) bool {
 	a := r.Summary(c.A, 0, c.Metric).Mean
 	b := r.Summary(c.B, 0, c.Metric).Mean
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return false
+	}
 	return (a < b) == c.Less && a != b
 }
 
@@ -40,6 +49,8 @@ type SensitivityCase struct {
 	Result *Result `json:"-"`
 	// Holds says, per conclusion, whether it still holds.
 	Holds []bool `json:"holds"`
+	// Failed counts the case's failed runs (left out of Holds' means).
+	Failed int `json:"failed,omitempty"`
 }
 
 // Sensitivity is the outcome of varying each ASSUME parameter.
@@ -50,19 +61,26 @@ type Sensitivity struct {
 	Cases       []SensitivityCase `json:"cases"`
 }
 
-// DefaultConclusions derives, for every metric, the ordering of the first two
-// variants that the baseline result shows.
+// DefaultConclusions derives the orderings the baseline result shows between
+// the first variant (the reference, e.g. wfe) and each other variant, for
+// every metric: with variants v0, v1, v2 it returns the v0-vs-v1
+// conclusions of all metrics, then the v0-vs-v2 ones. Pairs of two other
+// variants (v1 vs v2) are not compared; pass your own conclusions for them.
+// Metrics where the two means are equal, or where a variant has no
+// successful run, give no conclusion.
 func DefaultConclusions(base *Result) []Conclusion {
 	e := base.Experiment
 	if len(e.Variants) < 2 {
 		return nil
 	}
 	var out []Conclusion
-	a, b := e.Variants[0].Name, e.Variants[1].Name
-	for _, m := range e.Metrics {
-		ma, mb := base.Summary(a, 0, m.Name).Mean, base.Summary(b, 0, m.Name).Mean
-		if ma != mb {
-			out = append(out, Conclusion{Metric: m.Name, A: a, B: b, Less: ma < mb})
+	a := e.Variants[0].Name
+	for _, v := range e.Variants[1:] {
+		for _, m := range e.Metrics {
+			ma, mb := base.Summary(a, 0, m.Name).Mean, base.Summary(v.Name, 0, m.Name).Mean
+			if ma != mb && !math.IsNaN(ma) && !math.IsNaN(mb) {
+				out = append(out, Conclusion{Metric: m.Name, A: a, B: v.Name, Less: ma < mb})
+			}
 		}
 	}
 	return out
@@ -72,11 +90,13 @@ func DefaultConclusions(base *Result) []Conclusion {
 // ASSUME parameter at its Low and at its High value (the others at their
 // defaults), and checks each conclusion in every case; nil conclusions
 // means DefaultConclusions of the baseline. Runs go through RunExperiment
-// (cache included) with opts.
+// (cache included) with opts. A case whose runs partly fail (e.g. a
+// deadlock at one end of a range) is kept: its conclusions are judged on
+// the successful runs, and the table shows the failures.
 func RunSensitivity(ctx context.Context, e Experiment, conclusions []Conclusion, opts RunOptions) (*Sensitivity, error) {
 	e = e.Clone()
 	e.Sweep = nil
-	base, err := RunExperiment(ctx, e, opts)
+	base, err := runKeepingFailures(ctx, e, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -96,18 +116,29 @@ func RunSensitivity(ctx context.Context, e Experiment, conclusions []Conclusion,
 			if err != nil {
 				return nil, fmt.Errorf("sensitivity: plausible range of %s: %w", p.Key, err)
 			}
-			res, err := RunExperiment(ctx, ev, opts)
+			res, err := runKeepingFailures(ctx, ev, opts)
 			if err != nil {
 				return nil, err
 			}
-			c := SensitivityCase{Param: p.Key, Value: side.v, Side: side.name, Result: res}
+			c := SensitivityCase{Param: p.Key, Value: side.v, Side: side.name, Result: res, Failed: len(res.Failures())}
 			for _, con := range conclusions {
-				c.Holds = append(c.Holds, con.holds(res))
+				c.Holds = append(c.Holds, con.Holds(res))
 			}
 			s.Cases = append(s.Cases, c)
 		}
 	}
 	return s, nil
+}
+
+// runKeepingFailures is RunExperiment that accepts a result with failed runs
+// (a *RunsFailedError) but not an interrupted or invalid one.
+func runKeepingFailures(ctx context.Context, e Experiment, opts RunOptions) (*Result, error) {
+	res, err := RunExperiment(ctx, e, opts)
+	var failed *RunsFailedError
+	if err != nil && errors.As(err, &failed) && res != nil && ctx.Err() == nil {
+		return res, nil
+	}
+	return res, err
 }
 
 // TornadoBars returns, per ASSUME parameter, the change (in %) of a variant's
@@ -138,31 +169,46 @@ func (s *Sensitivity) Tornado(variant, metric string) *Chart {
 	return Tornado(fmt.Sprintf("%s: sensitivity of %s (%s)", s.Experiment, metric, variant), "% change", s.TornadoBars(variant, metric))
 }
 
-// Table lists every case with the metric values of the conclusions and
-// whether each conclusion holds.
+// Table lists every case (the baseline first) and whether each conclusion
+// holds; when runs failed, a "failed runs" column says how many and why,
+// and a conclusion that cannot be judged because a variant's runs all
+// failed reads "no runs".
 func (s *Sensitivity) Table() Table {
 	t := Table{Title: s.Experiment + ": which conclusions hold across the ASSUME ranges", Header: []string{"parameter", "side", "value"}}
 	for _, c := range s.Conclusions {
 		t.Header = append(t.Header, c.String())
 	}
-	row := []string{"(baseline)", "", ""}
-	for _, c := range s.Conclusions {
-		row = append(row, holdsText(c.holds(s.Baseline)))
-	}
-	t.Rows = append(t.Rows, row)
+	anyFailed := len(s.Baseline.Failures()) > 0
 	for _, c := range s.Cases {
-		row := []string{c.Param, c.Side, Num(c.Value)}
-		for _, h := range c.Holds {
-			row = append(row, holdsText(h))
+		anyFailed = anyFailed || c.Failed > 0
+	}
+	if anyFailed {
+		t.Header = append(t.Header, "failed runs")
+	}
+	addRow := func(row []string, r *Result) {
+		for _, c := range s.Conclusions {
+			row = append(row, holdsText(c, r))
+		}
+		if f := r.Failures(); len(f) > 0 {
+			row = append(row, fmt.Sprintf("%d of %d: %s", len(f), len(r.Runs), f[0].Err))
+		} else if anyFailed {
+			row = append(row, "")
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	addRow([]string{"(baseline)", "", ""}, s.Baseline)
+	for _, c := range s.Cases {
+		addRow([]string{c.Param, c.Side, Num(c.Value)}, c.Result)
 	}
 	return t
 }
 
-func holdsText(h bool) string {
-	if h {
+func holdsText(c Conclusion, r *Result) string {
+	switch {
+	case c.Holds(r):
 		return "holds"
+	case len(r.Values(c.A, 0, c.Metric)) == 0 || len(r.Values(c.B, 0, c.Metric)) == 0:
+		return "no runs"
 	}
 	return "FAILS"
 }

@@ -1,6 +1,7 @@
 package labkit
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -133,12 +134,16 @@ type Row struct {
 	Value      float64            `json:"value"`
 }
 
-// Tidy returns the results as a tidy table, one row per run and metric, in job
-// order and the experiment's metric order.
+// Tidy returns the results as a tidy table, one row per successful run and
+// metric, in job order and the experiment's metric order (failed runs have
+// no values; see Failures).
 func (r *Result) Tidy() []Row {
 	points := r.Experiment.Points()
 	var rows []Row
 	for _, run := range r.Runs {
+		if run.Failed() {
+			continue
+		}
 		for _, m := range r.Experiment.Metrics {
 			rows = append(rows, Row{Experiment: r.Experiment.Name, Variant: run.Variant, Params: points[run.Point],
 				Point: run.Point, Repeat: run.Repeat, Metric: m.Name, Value: run.Metrics[m.Name]})
@@ -147,27 +152,47 @@ func (r *Result) Tidy() []Row {
 	return rows
 }
 
-// Values returns the metric's values over the repeats of a variant at a sweep
-// point, in repeat order.
+// Values returns the metric's values over the successful repeats of a
+// variant at a sweep point, in repeat order.
 func (r *Result) Values(variant string, point int, metric string) []float64 {
 	var xs []float64
-	for _, run := range r.Runs {
-		if run.Variant == variant && run.Point == point {
-			xs = append(xs, run.Metrics[metric])
-		}
+	for _, run := range r.runsAt(variant, point, false) {
+		xs = append(xs, run.Metrics[metric])
 	}
 	return xs
 }
 
-// Samples pools the named samples of a variant's runs at a sweep point.
+// Samples pools the named samples of a variant's successful runs at a sweep
+// point.
 func (r *Result) Samples(variant string, point int, name string) []float64 {
 	var xs []float64
-	for _, run := range r.Runs {
-		if run.Variant == variant && run.Point == point {
-			xs = append(xs, run.Samples[name]...)
-		}
+	for _, run := range r.runsAt(variant, point, false) {
+		xs = append(xs, run.Samples[name]...)
 	}
 	return xs
+}
+
+// runsAt returns a variant's runs at a sweep point that failed (failed
+// true) or succeeded (failed false).
+func (r *Result) runsAt(variant string, point int, failed bool) []Run {
+	var out []Run
+	for _, run := range r.Runs {
+		if run.Variant == variant && run.Point == point && run.Failed() == failed {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+// failureNote describes the failed runs of a variant at a sweep point, e.g.
+// "1 of 3 runs failed: deadlock at ...", or "" when none failed.
+func (r *Result) failureNote(variant string, point int) string {
+	failed := r.runsAt(variant, point, true)
+	if len(failed) == 0 {
+		return ""
+	}
+	total := len(failed) + len(r.runsAt(variant, point, false))
+	return fmt.Sprintf("%d of %d runs failed: %s", len(failed), total, failed[0].Err)
 }
 
 // Summary summarises a metric of a variant at a sweep point.

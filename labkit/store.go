@@ -147,7 +147,8 @@ func CachePath(dir string, e Experiment, shard Shard) string {
 
 // Merge combines shard results of one experiment into a complete result. It
 // checks that all shards share the definition hash, that each of the n
-// shards is present exactly once and complete.
+// shards is present exactly once and complete (not interrupted, no failed
+// runs).
 func Merge(parts ...*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no result files")
@@ -161,6 +162,8 @@ func Merge(parts ...*Result) (*Result, error) {
 			return nil, fmt.Errorf("merge: results of different definitions (%s %s vs %s %s)", first.Experiment.Name, first.Hash, p.Experiment.Name, p.Hash)
 		case max(p.Shard.Count, 1) != n:
 			return nil, fmt.Errorf("merge: shard %s does not belong to a split in %d", p.Shard, n)
+		case len(p.Failures()) > 0:
+			return nil, fmt.Errorf("merge: shard %s has %d failed runs (first: %s: %s)", p.Shard, len(p.Failures()), p.RunLabel(p.Failures()[0]), p.Failures()[0].Err)
 		case !p.Complete:
 			return nil, fmt.Errorf("merge: shard %s is incomplete (interrupted run)", p.Shard)
 		case seen[p.Shard.Index]:

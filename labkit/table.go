@@ -94,7 +94,8 @@ func meanCI(s Summary) string {
 }
 
 // SummaryTable lists, per variant and sweep point, each metric's mean ± 95%
-// CI half-width.
+// CI half-width over the successful runs. When runs failed, a "failed runs"
+// column says how many and why (e.g. "1 of 3 runs failed: deadlock at ...").
 func SummaryTable(r *Result) Table {
 	e := r.Experiment
 	t := Table{Title: fmt.Sprintf("%s: mean ± 95%% CI over %d repeats", e.Name, e.Repeats), Header: []string{"variant"}}
@@ -104,11 +105,16 @@ func SummaryTable(r *Result) Table {
 	for _, m := range e.Metrics {
 		t.Header = append(t.Header, m.Name+" ("+m.Unit+")")
 	}
+	anyFailed := len(r.Failures()) > 0
+	if anyFailed {
+		t.Header = append(t.Header, "failed runs")
+	}
 	points := e.Points()
 	for _, v := range e.Variants {
 		for p, pt := range points {
-			if len(r.Values(v.Name, p, e.Metrics[0].Name)) == 0 {
-				continue
+			note := r.failureNote(v.Name, p)
+			if len(r.runsAt(v.Name, p, false)) == 0 && note == "" {
+				continue // not in this shard
 			}
 			row := []string{v.Name}
 			for _, a := range e.Sweep {
@@ -117,14 +123,40 @@ func SummaryTable(r *Result) Table {
 			for _, m := range e.Metrics {
 				row = append(row, meanCI(r.Summary(v.Name, p, m.Name)))
 			}
+			if anyFailed {
+				row = append(row, note)
+			}
 			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t
 }
 
+// FailuresTable lists the failed runs of r: variant, swept values, repeat,
+// seed and error. It has no rows when every run succeeded.
+func FailuresTable(r *Result) Table {
+	e := r.Experiment
+	failed := r.Failures()
+	t := Table{Title: fmt.Sprintf("%s: %d of %d runs failed (left out of the statistics)", e.Name, len(failed), len(r.Runs)),
+		Header: []string{"variant"}}
+	for _, a := range e.Sweep {
+		t.Header = append(t.Header, a.Param)
+	}
+	t.Header = append(t.Header, "repeat", "seed", "error")
+	points := e.Points()
+	for _, run := range failed {
+		row := []string{run.Variant}
+		for _, a := range e.Sweep {
+			row = append(row, Num(points[run.Point][a.Param]))
+		}
+		t.Rows = append(t.Rows, append(row, fmt.Sprint(run.Repeat), fmt.Sprint(run.Seed), run.Err))
+	}
+	return t
+}
+
 // ClaimsTable shows article vs simulated numbers, deviation, direction and
-// verdict, one row per claim.
+// verdict, one row per claim; a variant whose runs all failed shows
+// "failed" instead of a simulated number.
 func ClaimsTable(claims []Claim) Table {
 	t := Table{Title: "Claims: article vs simulated (default parameters)",
 		Header: []string{"metric", "unit", "article", "simulated (mean ± 95% CI)", "deviation", "direction", "verdict"}}
@@ -132,10 +164,24 @@ func ClaimsTable(claims []Claim) Table {
 		var art, sim, dev []string
 		for _, s := range c.Sides {
 			art = append(art, s.Variant+" "+Num(s.Article))
+			if s.Sim.N == 0 {
+				sim = append(sim, s.Variant+" failed")
+				dev = append(dev, "-")
+				continue
+			}
 			sim = append(sim, s.Variant+" "+meanCI(s.Sim))
 			dev = append(dev, fmt.Sprintf("%+.0f%%", s.DeviationPct))
 		}
 		t.Rows = append(t.Rows, []string{c.Metric, c.Unit, strings.Join(art, " / "), strings.Join(sim, " / "), strings.Join(dev, " / "), c.Direction, c.Verdict})
+	}
+	return t
+}
+
+// VariantsTable lists an experiment's variants with their descriptions.
+func VariantsTable(e Experiment) Table {
+	t := Table{Title: "variants of " + e.Name + " (-variant NAME)", Header: []string{"variant", "description"}}
+	for _, v := range e.Variants {
+		t.Rows = append(t.Rows, []string{v.Name, v.Doc})
 	}
 	return t
 }

@@ -2,12 +2,15 @@
 //
 //	lab list                                  experiments with a one-line description
 //	lab run NAME [-set k=v]... [-variant V]... [-seed N] [-repeats N] [-json] [-o report.html] [-shard i/n] [-fresh]
+//	lab run NAME -h                           NAME's parameters (-set keys) and variants
 //	lab merge FILES... [-o OUT]               combine shard result files
 //	lab platforms [NAME]                      parameters with values, units, provenance and source
 //	lab bench [-json] [-peer=false]           speed figures
 //	lab report NOTEBOOK... -o DIR             execute notebooks headless and write their HTML
 //
-// Exit status: 0 success, 1 failure while running, 2 bad input, 130 interrupted.
+// Exit status: 0 success, 1 failure while running (including runs that
+// failed, e.g. a simulated deadlock: lab run prints them with the other
+// runs' results), 2 bad input, 130 interrupted.
 package main
 
 import (
@@ -42,7 +45,7 @@ const (
 
 const usage = `usage: lab COMMAND [ARGS]
   list                                   experiments with a one-line description
-  run NAME [flags]                       run an experiment (lab run -h for flags)
+  run NAME [flags]                       run an experiment (lab run NAME -h: flags, parameters, variants)
   merge FILES... [-o OUT]                combine the result files of lab run -shard
   platforms [NAME]                       platform parameters: value, unit, provenance, source
   bench [-json] [-peer=false]            speed figures
@@ -100,13 +103,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // parse parses flags that may come before, between or after positional
-// arguments, and returns the positional ones.
+// arguments, and returns the positional ones. On -h it returns
+// flag.ErrHelp with the positional arguments seen before it.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return pos, err
 			}
 			return nil, usageError{err}
 		}

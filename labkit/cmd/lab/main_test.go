@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"synclab/labkit"
 	"synclab/platforms"
+	"synclab/sim"
 )
 
 // A CLI fixture: one parameter, two variants, a deterministic metric.
@@ -28,6 +30,23 @@ func init() {
 		}
 		c += float64(spec.Repeat)
 		return labkit.RunResult{Metrics: map[string]float64{"cost": c}}, nil
+	})
+}
+
+// A CLI fixture with a failing point: variant b deadlocks at n=20.
+func init() {
+	labkit.Register(labkit.Experiment{
+		Name: "cli-deadlock", Description: "CLI fixture whose variant b deadlocks at n=20", Platform: "cli-bench", Repeats: 2, Seed: 3,
+		Params:    platforms.Params{{Key: "n", Value: 10, Unit: "ops", Prov: platforms.MEAS, Source: "test", Min: 1, Max: 100}},
+		Variants:  []labkit.Variant{{Name: "a"}, {Name: "b"}},
+		Sweep:     []labkit.Axis{{Param: "n", Values: []float64{10, 20}}},
+		Metrics:   []labkit.Metric{{Name: "cost", Unit: "ns", Better: labkit.Lower}},
+		Reference: []labkit.Reference{{Article: "cli-article", Variant: "b", Metric: "cost", Value: 20, Unit: "ns", Quote: "b costs 20"}},
+	}, func(ctx context.Context, spec labkit.RunSpec) (labkit.RunResult, error) {
+		if spec.Variant == "b" && spec.Params["n"] == 20 {
+			return labkit.RunResult{}, &sim.DeadlockError{At: sim.Millisecond, Waiters: []sim.Waiter{{Proc: "worker/1", Core: 1, On: "wfe on lock"}}}
+		}
+		return labkit.RunResult{Metrics: map[string]float64{"cost": spec.Params["n"] + float64(spec.Repeat)}}, nil
 	})
 }
 
@@ -85,7 +104,7 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{nil, "usage"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"run"}, "usage: lab run NAME"},
-		{[]string{"run", "nope"}, "known: cli-fixture"},
+		{[]string{"run", "nope"}, "known: cli-deadlock, cli-fixture"},
 		{[]string{"run", "cli-fixture", "-set", "n=1000"}, "parameter n: value 1000 out of range [1, 100]"},
 		{[]string{"run", "cli-fixture", "-set", "zz=1"}, `unknown parameter "zz"; known: n`},
 		{[]string{"run", "cli-fixture", "-set", "n=many"}, "not a number"},
@@ -135,4 +154,102 @@ func TestShardMergeAndReport(t *testing.T) {
 	if code, out, _ := runCLI(t, "list"); code != 0 || !strings.Contains(out, "CLI test fixture") {
 		t.Fatalf("list: %s", out)
 	}
+}
+
+func TestRunWithFailedRuns(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		want   []string // on stdout
+		stderr string
+	}{
+		{"table", nil, []string{"8 runs (2 FAILED)", "failed runs", "2 of 2 runs failed: deadlock at", "worker/1 (core 1) waits on wfe on lock",
+			"cli-deadlock: 2 of 8 runs failed"}, "2 of 8 runs failed (kept the others); first: variant b, n=20, repeat 0: deadlock at"},
+		{"json", []string{"-json"}, []string{`"failures": [`, `"error": "deadlock at`, `"variant": "b"`}, "2 of 8 runs failed"},
+		{"variant without failures", []string{"-variant", "a"}, []string{"4 runs in"}, ""},
+		{"the failing point only", []string{"-set", "n=20", "-json"}, []string{`"failures": [`, `"cost": null`}, "2 of 4 runs failed (kept the others)"},
+		{"all runs fail", []string{"-set", "n=20", "-variant", "b"}, []string{"2 runs (2 FAILED)"}, "2 of 2 runs failed; first: variant b, default, repeat 0"},
+	}
+	for _, tc := range tests {
+		t.Setenv("SYNCLAB_RESULTS", t.TempDir())
+		code, out, stderr := runCLI(t, append([]string{"run", "cli-deadlock"}, tc.args...)...)
+		wantCode := 1
+		if tc.name == "variant without failures" {
+			wantCode = 0
+		}
+		if code != wantCode || !containsAll(out, tc.want...) {
+			t.Errorf("%s: exit %d (want %d), stdout lacks %v:\n%s\nstderr: %s", tc.name, code, wantCode, tc.want, out, stderr)
+		}
+		if !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%s: stderr %q does not count the failures", tc.name, stderr)
+		}
+		if slices.Contains(tc.args, "-json") {
+			dec := json.NewDecoder(strings.NewReader(out))
+			var v map[string]any
+			if err := dec.Decode(&v); err != nil || dec.More() {
+				t.Errorf("%s: want exactly one JSON object: %v", tc.name, err)
+			}
+		}
+		// Nothing was cached: the store stays empty.
+		if files, _ := filepath.Glob(filepath.Join(os.Getenv("SYNCLAB_RESULTS"), "*.msgpack")); wantCode == 1 && len(files) > 0 {
+			t.Errorf("%s: cached %v", tc.name, files)
+		}
+	}
+}
+
+func TestRunHelpListsParametersAndVariants(t *testing.T) {
+	for _, args := range [][]string{{"run", "cli-fixture", "-h"}, {"run", "-h", "cli-fixture"}, {"run", "cli-fixture", "-set", "n=3", "-help"}} {
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 || !containsAll(out, "cli-fixture (platform cli-bench)", "key", "default", "unit", "prov", "accepted",
+			"n    10       ops   MEAS  [1, 100]", "variants of cli-fixture", "metrics: cost (ns)") || !strings.Contains(stderr, "-set value") {
+			t.Errorf("lab %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, stderr)
+		}
+	}
+	if code, out, _ := runCLI(t, "run", "cli-deadlock", "-h"); code != 0 || !strings.Contains(out, "sweeps n over [10 20]") {
+		t.Errorf("sweep not listed: %d %s", code, out)
+	}
+	if code, out, _ := runCLI(t, "run", "-h"); code != 0 || strings.Contains(out, "parameters of") {
+		t.Errorf("lab run -h without a name: exit %d, stdout %q", code, out)
+	}
+	if code, _, stderr := runCLI(t, "run", "nope", "-h"); code != 2 || !strings.Contains(stderr, `unknown experiment "nope"`) {
+		t.Errorf("lab run nope -h: exit %d, %s", code, stderr)
+	}
+}
+
+func TestBenchSweepIsShort(t *testing.T) {
+	tests := []struct {
+		name      string
+		sets      []string
+		exp       string
+		wantLabel string
+		duration  float64
+	}{
+		{"", nil, "rk3399-spinlock-wait", "rk3399-spinlock-wait variant wfe duration_ms=100", 100},
+		{"", []string{"duration_ms=5"}, "rk3399-spinlock-wait", "rk3399-spinlock-wait variant wfe duration_ms=5", 5},
+		{"cli-fixture", nil, "cli-fixture", "cli-fixture variant a", 0},
+	}
+	for _, tc := range tests {
+		e, label, err := sweepConfig(tc.name, tc.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name != tc.exp || label != tc.wantLabel || e.Repeats != 64 || len(e.Variants) != 1 || len(e.Sweep) != 0 {
+			t.Errorf("sweepConfig(%q, %v) = %s %q repeats %d variants %d sweep %d", tc.name, tc.sets, e.Name, label, e.Repeats, len(e.Variants), len(e.Sweep))
+		}
+		if d := e.Params.Values()["duration_ms"]; tc.duration > 0 && d != tc.duration {
+			t.Errorf("sweepConfig(%q, %v): duration_ms %g, want %g", tc.name, tc.sets, d, tc.duration)
+		}
+	}
+	if _, _, err := sweepConfig("", []string{"duration_ms=0"}); err == nil {
+		t.Error("an out-of-range -sweep-set must fail")
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

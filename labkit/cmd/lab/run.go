@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"synclab/labkit"
@@ -26,7 +28,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	resultPath := fs.String("result", "", "result file to write (default: the store under data/results)")
 	fresh := fs.Bool("fresh", false, "ignore cached results")
 	workers := fs.Int("workers", 0, "parallel runs (default GOMAXPROCS)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: lab run NAME [flags]\nlab run NAME -h also lists NAME's parameters (the -set keys) and variants on stdout.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
 	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return experimentHelp(stdout, pos, args, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -45,7 +54,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	start := time.Now()
 	res, err := labkit.RunExperiment(ctx, e, opts)
-	if err != nil {
+	// Failed runs (a *RunsFailedError) come with the other runs' result:
+	// show it, then exit with status 1 through runErr.
+	var failed *labkit.RunsFailedError
+	runErr := err
+	if err != nil && (res == nil || !errors.As(err, &failed) || errors.Is(err, context.Canceled)) {
 		if res != nil && errors.Is(err, context.Canceled) {
 			fmt.Fprintf(stderr, "interrupted: %d runs finished\n", len(res.Runs))
 			labkit.SummaryTable(res).WriteText(stdout)
@@ -54,17 +67,25 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	wall := time.Since(start).Seconds()
 	if *resultPath != "" {
+		// A result with failed runs is saved incomplete: lab merge refuses it.
 		if err := labkit.Save(*resultPath, res); err != nil {
 			return err
 		}
 	}
 	if opts.Shard.Count > 1 {
 		path := *resultPath
-		if path == "" {
+		switch {
+		case path != "":
+		case runErr != nil:
+			path = "nowhere (runs failed; the store keeps complete results only)"
+		default:
 			path = labkit.CachePath(labkit.ResultsDir(), e, opts.Shard)
 		}
 		fmt.Fprintf(stdout, "shard %s of %s: %d runs written to %s\n", opts.Shard, e.Name, len(res.Runs), path)
-		return nil
+		if runErr != nil {
+			labkit.FailuresTable(res).WriteText(stdout)
+		}
+		return runErr
 	}
 	if *report != "" {
 		if err := labkit.ResultReport(res).WriteFile(*report); err != nil {
@@ -73,10 +94,56 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stderr, "report written to %s\n", *report)
 	}
 	if *asJSON {
-		return writeJSON(stdout, res, wall)
+		if err := writeJSON(stdout, res, wall); err != nil {
+			return err
+		}
+		return runErr
 	}
 	printResult(stdout, res, wall)
-	return nil
+	return runErr
+}
+
+// experimentHelp answers lab run [NAME] -h: after the flags (printed by the
+// flag package), NAME's description, parameters and variants. NAME is the
+// positional argument before -h or, for lab run -h NAME, a later argument
+// naming an experiment. It returns helpErr (exit status 0), or a usage error
+// for an unknown NAME.
+func experimentHelp(w io.Writer, pos, args []string, helpErr error) error {
+	name := ""
+	if len(pos) > 0 {
+		name = pos[0]
+	} else {
+		for _, a := range args {
+			if _, _, err := labkit.Lookup(a); err == nil {
+				name = a
+				break
+			}
+		}
+	}
+	if name == "" {
+		return helpErr
+	}
+	e, _, err := labkit.Lookup(name)
+	if err != nil {
+		return usageError{err}
+	}
+	desc, _, _ := strings.Cut(e.Description, ". ")
+	fmt.Fprintf(w, "\n%s (platform %s): %s.\n%d repeats per variant and sweep point, seed %d.\n", e.Name, e.Platform, strings.TrimSuffix(desc, "."), e.Repeats, e.Seed)
+	for _, a := range e.Sweep {
+		fmt.Fprintf(w, "sweeps %s over %v (-set %s=V runs that value only)\n", a.Param, a.Values, a.Param)
+	}
+	fmt.Fprintln(w)
+	t := labkit.ParamsTable("parameters of "+e.Name+" (-set key=value; accepted: the values -set takes; plausible: the ASSUME range)", e.Params)
+	t.Header[0], t.Header[1] = "key", "default"
+	t.WriteText(w)
+	fmt.Fprintln(w)
+	labkit.VariantsTable(e).WriteText(w)
+	var metrics []string
+	for _, m := range e.Metrics {
+		metrics = append(metrics, m.Name+" ("+m.Unit+")")
+	}
+	fmt.Fprintf(w, "\nmetrics: %s\n", strings.Join(metrics, ", "))
+	return helpErr
 }
 
 // experimentFromFlags looks up name and applies the run flags.
@@ -107,10 +174,21 @@ func experimentFromFlags(name string, sets, variants []string, seed string, repe
 	return e, nil
 }
 
+// printResult prints the summary table, the failed runs if any, and the
+// claims table.
 func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	e := res.Experiment
-	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %d runs in %.3g s\n\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, len(res.Runs), wall)
+	failed := res.Failures()
+	runs := fmt.Sprintf("%d runs", len(res.Runs))
+	if len(failed) > 0 {
+		runs += fmt.Sprintf(" (%d FAILED)", len(failed))
+	}
+	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %s in %.3g s\n\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, runs, wall)
 	labkit.SummaryTable(res).WriteText(w)
+	if len(failed) > 0 {
+		fmt.Fprintln(w)
+		labkit.FailuresTable(res).WriteText(w)
+	}
 	if claims := res.Claims(); len(claims) > 0 {
 		fmt.Fprintln(w)
 		labkit.ClaimsTable(claims).WriteText(w)
@@ -155,7 +233,17 @@ type jsonRun struct {
 	// Sweep lists every sweep point when the experiment sweeps; Variants
 	// then describe the default point.
 	Sweep []jsonPoint `json:"sweep,omitempty"`
-	WallS float64     `json:"wall_s"`
+	// Failures lists the failed runs (left out of the metrics).
+	Failures []jsonFailure `json:"failures,omitempty"`
+	WallS    float64       `json:"wall_s"`
+}
+
+type jsonFailure struct {
+	Variant string             `json:"variant"`
+	Params  map[string]float64 `json:"params"` // the swept values of the run's point
+	Repeat  int                `json:"repeat"`
+	Seed    uint64             `json:"seed"`
+	Error   string             `json:"error"`
 }
 
 func variantsAt(res *labkit.Result, point int) []jsonVariant {
@@ -178,10 +266,14 @@ func writeJSON(w io.Writer, res *labkit.Result, wall float64) error {
 	for _, r := range e.Reference {
 		out.Reference = append(out.Reference, jsonReference{Variant: r.Variant, Metric: r.Metric, Value: r.Value, Unit: r.Unit, Source: r.Article})
 	}
+	points := e.Points()
 	if len(e.Sweep) > 0 {
-		for i, p := range e.Points() {
+		for i, p := range points {
 			out.Sweep = append(out.Sweep, jsonPoint{Params: p, Variants: variantsAt(res, i)})
 		}
+	}
+	for _, f := range res.Failures() {
+		out.Failures = append(out.Failures, jsonFailure{Variant: f.Variant, Params: points[f.Point], Repeat: f.Repeat, Seed: f.Seed, Error: f.Err})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

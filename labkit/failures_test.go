@@ -1,0 +1,166 @@
+package labkit
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+// failingFixture runs the swept fixture with run failing where fail says.
+func failingFixture(t *testing.T, fail func(spec RunSpec) bool) *Result {
+	t.Helper()
+	res, err := Execute(context.Background(), sweptFixture(t), func(ctx context.Context, spec RunSpec) (RunResult, error) {
+		if fail(spec) {
+			return RunResult{}, errors.New("deadlock at 1ms: worker/1 (core 1) waits on lock")
+		}
+		return fixtureRun(ctx, spec)
+	}, RunOptions{Progress: NoProgress})
+	var rf *RunsFailedError
+	if !errors.As(err, &rf) {
+		t.Fatalf("err = %v, want a RunsFailedError", err)
+	}
+	return res
+}
+
+func TestClaimsWithFailedRuns(t *testing.T) {
+	tests := []struct {
+		name      string
+		fail      func(spec RunSpec) bool
+		direction string   // of the time_ms claim
+		verdict   []string // in its verdict
+		simCell   string   // in the claims table
+	}{
+		{"a side without runs", func(s RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 100 },
+			"failed", []string{"not simulated", "slow: 5 of 5 runs failed: deadlock at 1ms"}, "slow failed"},
+		{"one repeat failed", func(s RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 100 && s.Repeat == 0 },
+			"agrees", []string{"reproduced", "(slow: 1 of 5 runs failed: deadlock at 1ms"}, "slow 0.0"},
+		{"failure at another point", func(s RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 200 },
+			"agrees", []string{"reproduced"}, "slow 0.0"},
+	}
+	for _, tc := range tests {
+		res := failingFixture(t, tc.fail)
+		claims := res.Claims()
+		if len(claims) != 2 {
+			t.Fatalf("%s: %d claims, want 2", tc.name, len(claims))
+		}
+		c := claims[0]
+		if c.Metric != "time_ms" || c.Direction != tc.direction || !containsAll(c.Verdict, tc.verdict...) {
+			t.Errorf("%s: claim %s %q %q, want %q with %v", tc.name, c.Metric, c.Direction, c.Verdict, tc.direction, tc.verdict)
+		}
+		if tc.direction == "agrees" && len(tc.verdict) == 1 && strings.Contains(c.Verdict, "failed") {
+			t.Errorf("%s: verdict mentions failures of another point: %q", tc.name, c.Verdict)
+		}
+		var b strings.Builder
+		ClaimsTable(claims).WriteText(&b)
+		if !strings.Contains(b.String(), tc.simCell) || strings.Contains(b.String(), "NaN") {
+			t.Errorf("%s: claims table lacks %q or shows NaN:\n%s", tc.name, tc.simCell, b.String())
+		}
+	}
+}
+
+func TestFailedRunsRoundTripThroughTheStore(t *testing.T) {
+	res := failingFixture(t, func(s RunSpec) bool { return s.Repeat == 3 })
+	b, err := Encode(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(back.Failures()), 6; got != want || back.Complete || !strings.Contains(back.Failures()[0].Err, "deadlock") {
+		t.Fatalf("decoded %d failures (want %d), complete=%v", got, want, back.Complete)
+	}
+}
+
+func TestConclusionHolds(t *testing.T) {
+	res := failingFixture(t, func(s RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 50 })
+	// Point 0 (work=50): slow failed entirely; fast's time_ms is ~0.01 ms.
+	ok := fixtureResult(t) // slow is 1.5x slower than fast everywhere
+	tests := []struct {
+		c    Conclusion
+		r    *Result
+		want bool
+	}{
+		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: true}, ok, true},
+		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: false}, ok, false},
+		{Conclusion{Metric: "ops_s", A: "fast", B: "slow", Less: false}, ok, true},
+		{Conclusion{Metric: "time_ms", A: "fast", B: "fast", Less: true}, ok, false}, // equal means
+		{Conclusion{Metric: "time_ms", A: "fast", B: "fast", Less: false}, ok, false},
+		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: false}, res, false}, // slow has no runs
+		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: true}, res, false},
+	}
+	for _, tc := range tests {
+		if got := tc.c.Holds(tc.r); got != tc.want {
+			t.Errorf("%v on %s: Holds = %v, want %v", tc.c, map[bool]string{true: "a clean result", false: "a result with failures"}[tc.r == ok], got, tc.want)
+		}
+	}
+}
+
+func TestDefaultConclusionsFirstVariantVersusEachOther(t *testing.T) {
+	e := Experiment{Name: "three", Variants: []Variant{{Name: "ref"}, {Name: "lo"}, {Name: "hi"}, {Name: "dead"}},
+		Metrics: []Metric{{Name: "m"}, {Name: "flat"}}, Repeats: 1}
+	run := func(v string, m, flat float64) Run {
+		return Run{Variant: v, Metrics: map[string]float64{"m": m, "flat": flat}}
+	}
+	res := &Result{Experiment: e, Runs: []Run{run("ref", 5, 1), run("lo", 2, 1), run("hi", 9, 1), {Variant: "dead", Err: "deadlock"}}}
+	got := DefaultConclusions(res)
+	want := []Conclusion{
+		{Metric: "m", A: "ref", B: "lo", Less: false},
+		{Metric: "m", A: "ref", B: "hi", Less: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] || !got[i].Holds(res) {
+			t.Errorf("conclusion %d: got %v, want %v holding on its baseline", i, got[i], want[i])
+		}
+	}
+	if c := DefaultConclusions(&Result{Experiment: Experiment{Variants: e.Variants[:1], Metrics: e.Metrics}}); c != nil {
+		t.Errorf("one variant: %v, want none", c)
+	}
+}
+
+func TestSensitivityTableShowsFailedCases(t *testing.T) {
+	// noise at its High (0.3) makes slow deadlock in this stand-in model.
+	catalogMu.Lock()
+	saved := catalog[fixtureName]
+	catalog[fixtureName] = entry{exp: saved.exp, run: func(ctx context.Context, spec RunSpec) (RunResult, error) {
+		if spec.Variant == "slow" && spec.Params["noise"] == 0.3 {
+			return RunResult{}, errors.New("deadlock at 2ms: slow (core 0) waits on queue")
+		}
+		return fixtureRun(ctx, spec)
+	}}
+	catalogMu.Unlock()
+	t.Cleanup(func() { catalogMu.Lock(); catalog[fixtureName] = saved; catalogMu.Unlock() })
+	s, err := RunSensitivity(context.Background(), fixture(), nil, RunOptions{NoCache: true, Progress: NoProgress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, c := range s.Cases {
+		failing := c.Param == "noise" && c.Side == "high"
+		if failing != (c.Failed == 5) {
+			t.Errorf("case %s %s: %d failed runs", c.Param, c.Side, c.Failed)
+		}
+		if failing {
+			found = true
+			for i, h := range c.Holds {
+				if h {
+					t.Errorf("conclusion %v holds without runs of slow", s.Conclusions[i])
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	s.Table().WriteText(&b)
+	if !found || !containsAll(b.String(), "failed runs", "no runs", "5 of 10: deadlock at 2ms") {
+		t.Errorf("sensitivity table does not show the failed case:\n%s", b.String())
+	}
+	if bars := s.TornadoBars("fast", "time_ms"); len(bars) != 2 || math.IsNaN(bars[0].High) {
+		t.Errorf("tornado bars of the unaffected variant: %+v", bars)
+	}
+}
