@@ -54,7 +54,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return badInput("bench takes no positional arguments")
 	}
 	fig := benchFigures{"gomaxprocs": runtime.GOMAXPROCS(0)}
-	var notes []string
+	notes := []string{} // "notes": [] rather than null in the JSON
 	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
 
 	fig["engine_events_per_s"] = sim.BenchEngine(*events)
