@@ -2,6 +2,7 @@ package esp32
 
 import (
 	"fmt"
+	"slices"
 
 	"synclab/sim"
 )
@@ -82,14 +83,17 @@ func (l *EventList) insert(t *TCB) {
 }
 
 func (l *EventList) remove(t *TCB) {
-	for i, x := range l.tasks {
-		if x == t {
-			copy(l.tasks[i:], l.tasks[i+1:])
-			l.tasks = l.tasks[:len(l.tasks)-1]
-			break
-		}
-	}
+	l.tasks = dropTask(l.tasks, t)
 	t.event = nil
+}
+
+// dropTask removes t from the task list l, keeping the others' order
+// (uxListRemove), and returns the shortened list.
+func dropTask(l []*TCB, t *TCB) []*TCB {
+	if i := slices.Index(l, t); i >= 0 {
+		return slices.Delete(l, i, i+1)
+	}
+	return l
 }
 
 // Len returns the number of waiting tasks.
@@ -157,6 +161,13 @@ type cpuState struct {
 	// other core must not resume it (in IDF its context is saved before
 	// vTaskSwitchContext publishes it).
 	outgoing *TCB
+	// sliceOwed: this core's tick found no other ready task of the
+	// running one's priority only because such a task was in transit on
+	// the other core. In IDF the preempted task's frame is saved at
+	// interrupt entry, so it is selectable as soon as the other core's
+	// vTaskSwitchContext releases xKernelLock, and this tick would have
+	// time-sliced; finishSwitch owes the slice when the task becomes ready.
+	sliceOwed bool
 	// owed is instruction cycles of the running code not yet simulated;
 	// they are run (as one Compute) before the next access to shared
 	// memory, interrupt-level change or switch, so that straight-line
@@ -284,11 +295,17 @@ func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) {
 // enterCritical is taskENTER_CRITICAL(mux) (port.c xPortEnterCriticalTimeout
 // with spinlock_acquire): raise the interrupt level to XCHAL_EXCM_LEVEL,
 // take the spinlock (or nest it when this core owns it), count the nesting.
+//
+// The core is read only once interrupts are masked, as port.c does
+// (XTOS_SET_INTLEVEL first, then spinlock_acquire's RSR PRID and
+// xPortGetCoreID for port_uxCriticalNesting[coreID]): the code before the
+// RSIL runs unmasked, so an unpinned task can be preempted there and resume
+// on the other core, and a core number read earlier would be stale.
 func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
-	c := coreID(p)
-	pc := &k.cpu[c]
-	k.flush(p) // code before the RSIL runs unmasked
+	k.flush(p) // code before the RSIL runs unmasked (and may migrate the task)
 	prev := p.Mask(excmLevel)
+	c := coreID(p) // fixed from here until the outermost exit
+	pc := &k.cpu[c]
 	if m.owner == c {
 		m.count++
 	} else {
@@ -400,7 +417,7 @@ func (k *Kernel) crosscoreISR(p *sim.Proc, c int) {
 	k.guardedStore(p, a, 0)
 	k.exitCritical(p, k.reasonLock)
 	if r&reasonYield != 0 {
-		k.switchContext(p, c)
+		k.switchContext(p, c, false)
 	}
 	k.flush(p)
 }
@@ -436,14 +453,7 @@ func (k *Kernel) pickNext(c int) *TCB {
 }
 
 func (k *Kernel) removeReady(t *TCB) {
-	l := k.ready[t.Priority]
-	for i, x := range l {
-		if x == t {
-			copy(l[i:], l[i+1:])
-			k.ready[t.Priority] = l[:len(l)-1]
-			return
-		}
-	}
+	k.ready[t.Priority] = dropTask(k.ready[t.Priority], t)
 }
 
 // readyForCore reports whether a task of priority prio or higher is ready
@@ -462,9 +472,17 @@ func (k *Kernel) readyForCore(c, prio int) bool {
 // switchContext is vTaskSwitchContext run from an ISR's exit (portYIELD_FROM_ISR):
 // under xKernelLock, charge the outgoing task's run time, put it back at the
 // tail of its ready list if it can still run, pick the next task; then save
-// and restore contexts.
-func (k *Kernel) switchContext(p *sim.Proc, c int) {
+// and restore contexts. slice says the tick asked for a time slice: when the
+// only peer to rotate to is in transit on the other core, the slice is owed
+// to this core until it becomes ready (cpuState.sliceOwed).
+func (k *Kernel) switchContext(p *sim.Proc, c int, slice bool) {
 	pc := &k.cpu[c]
+	if pc.nesting != 0 {
+		// The interrupted code cannot be in a critical section (it masks
+		// the interrupt that brought us here) and the ISR has left its own:
+		// a switch now would carry a held portMUX to another task or core.
+		p.Fail(fmt.Errorf("esp32: context switch on core %d inside a critical section (nesting %d)", c, pc.nesting))
+	}
 	// The Xtensa port saves the interrupted frame at interrupt entry
 	// (irq_entry_cycles); the selection comes first on the exit path, the
 	// register-window spill and the restore of the next task after it.
@@ -481,8 +499,12 @@ func (k *Kernel) switchContext(p *sim.Proc, c int) {
 			k.ready[next.Priority] = append([]*TCB{next}, k.ready[next.Priority]...)
 		}
 		next = cur
+		if slice && k.inTransitFor(c, cur.Priority) {
+			pc.sliceOwed = true
+		}
 	}
 	if next != cur {
+		pc.sliceOwed = false // a switch settles any owed slice
 		if cur.State == Running {
 			cur.State = Ready // preempted or rotated: ready again once switched out
 		}
@@ -495,15 +517,22 @@ func (k *Kernel) switchContext(p *sim.Proc, c int) {
 	if next == cur {
 		return
 	}
+	k.saveContext(p, c, cur, next)
+	p.SwitchTo(next.Proc)
+	k.finishSwitch(p)
+}
+
+// saveContext counts a switch on core c from task from to task to and runs
+// its cost (register-window spill, context save and restore), ending from's
+// trace span.
+func (k *Kernel) saveContext(p *sim.Proc, c int, from, to *TCB) {
 	k.Switches++
 	k.work(p, k.cfg.SwitchSave)
 	k.flush(p)
 	if tr := k.E.Trace; tr != nil {
-		tr.Add(sim.Span{Core: c, Lane: "task", Label: cur.Name, Start: cur.lastIn, End: p.Now()})
-		next.lastIn = p.Now()
+		tr.Add(sim.Span{Core: c, Lane: "task", Label: from.Name, Start: from.lastIn, End: p.Now()})
+		to.lastIn = p.Now()
 	}
-	p.SwitchTo(next.Proc)
-	k.finishSwitch(p)
 }
 
 // finishSwitch runs in the incoming process right after a switch: the task
@@ -524,13 +553,41 @@ func (k *Kernel) finishSwitch(p *sim.Proc) {
 	// yet tell a core to run it: ask now, as the waker's yield would have.
 	for c := range k.cpu {
 		if canRunOn(t, c) && t.Priority > k.cpu[c].cur.Priority {
-			a := k.cpu[c].reasonAddr
-			k.SoC.Mem.Poke(a, k.SoC.Mem.Peek(a)|reasonYield)
-			k.SoC.Cores[c].Raise(IRQCrosscore)
+			k.raiseYield(c)
 			k.SoC.IPIs++
 			return
 		}
 	}
+	// A tick that missed it while in transit takes its time slice now
+	// (no crosscore interrupt in IDF: that tick ISR would have yielded).
+	for c := range k.cpu {
+		oc := &k.cpu[c]
+		if oc.sliceOwed && canRunOn(t, c) && t.Priority == oc.cur.Priority {
+			oc.sliceOwed = false
+			k.raiseYield(c)
+			return
+		}
+	}
+}
+
+// raiseYield makes core c's yield interrupt pending at once with the yield
+// reason set, for the model's own bookkeeping (no simulated access: it
+// stands for a decision the kernel took earlier under its locks).
+func (k *Kernel) raiseYield(c int) {
+	a := k.cpu[c].reasonAddr
+	k.SoC.Mem.Poke(a, k.SoC.Mem.Peek(a)|reasonYield)
+	k.SoC.Cores[c].Raise(IRQCrosscore)
+}
+
+// inTransitFor reports whether a ready task of priority prio that may run
+// on core c is in transit on another core (see cpuState.sliceOwed).
+func (k *Kernel) inTransitFor(c, prio int) bool {
+	for i := range k.cpu {
+		if t := k.cpu[i].outgoing; i != c && t != nil && t.State == Ready && canRunOn(t, c) && t.Priority == prio {
+			return true
+		}
+	}
+	return false
 }
 
 // makeReady moves an unblocked task to its ready list (prvAddTaskToReadyList)
@@ -587,13 +644,7 @@ func (k *Kernel) block(p *sim.Proc, t *TCB, l *EventList, ticks uint32, desc str
 }
 
 func (k *Kernel) removeDelayed(t *TCB) {
-	for i, x := range k.delayed {
-		if x == t {
-			copy(k.delayed[i:], k.delayed[i+1:])
-			k.delayed = k.delayed[:len(k.delayed)-1]
-			break
-		}
-	}
+	k.delayed = dropTask(k.delayed, t)
 	t.delayed = false
 }
 
@@ -632,11 +683,13 @@ func (k *Kernel) sysTickHandler(p *sim.Proc, c int) {
 	}
 	cur := k.cpu[c].cur
 	if k.readyForCore(c, cur.Priority) {
-		yield = true // configUSE_TIME_SLICING
+		yield = true // a task outranks the idle task, or configUSE_TIME_SLICING
 	}
+	// A time slice among equal priorities, possibly with a peer in transit.
+	slice := cur != k.cpu[c].idle && (yield || k.inTransitFor(c, cur.Priority))
 	k.exitCritical(p, k.KernelLock)
-	if yield {
-		k.switchContext(p, c)
+	if yield || slice {
+		k.switchContext(p, c, slice)
 	}
 	k.flush(p)
 }
@@ -729,9 +782,9 @@ func (k *Kernel) idleTask(p *sim.Proc) {
 // The process then finishes; the core is handed over by an event at the same
 // instant, once the process is done (sim.Core.Start refuses a live process).
 func (k *Kernel) taskExit(p *sim.Proc, t *TCB) {
-	c := coreID(p)
-	pc := &k.cpu[c]
 	k.enterCritical(p, k.KernelLock)
+	c := coreID(p) // read under the mask: the task may have migrated before it
+	pc := &k.cpu[c]
 	k.work(p, k.cfg.BlockBody)
 	now := p.Now()
 	t.RunTime += now - pc.switchedIn
@@ -744,13 +797,7 @@ func (k *Kernel) taskExit(p *sim.Proc, t *TCB) {
 	// Leave the interrupt level raised: the process ends here, and the
 	// next task restores its own level when it resumes.
 	k.release(p, k.KernelLock)
-	k.Switches++
-	k.work(p, k.cfg.SwitchSave)
-	k.flush(p)
-	if tr := k.E.Trace; tr != nil {
-		tr.Add(sim.Span{Core: c, Lane: "task", Label: t.Name, Start: t.lastIn, End: p.Now()})
-		next.lastIn = p.Now()
-	}
+	k.saveContext(p, c, t, next)
 	core := pc.core
 	k.E.After(0, sim.NewEvent(func() { core.Start(next.Proc) }, false))
 }

@@ -42,19 +42,11 @@ func (k *Kernel) ulTaskGenericNotifyTake(t *TCB, idx int, clear bool, ticks uint
 	va, sa := t.valueAddr(idx), t.stateAddr(idx)
 	k.enterCritical(p, k.KernelLock)
 	k.work(p, k.cfg.NotifyBody)
-	yield := false
-	if k.guardedLoad(p, va) == 0 {
+	wait := k.guardedLoad(p, va) == 0
+	if wait {
 		k.guardedStore(p, sa, waitingNotification)
-		if ticks > 0 {
-			k.block(p, t, nil, ticks, "notification take")
-			yield = true
-		}
 	}
-	k.exitCritical(p, k.KernelLock)
-	if yield {
-		k.yieldWithinAPI(p)
-	}
-	k.enterCritical(p, k.KernelLock)
+	k.notifyBlock(p, t, wait, ticks, "notification take")
 	v := k.guardedLoad(p, va)
 	if v != 0 {
 		if clear {
@@ -68,6 +60,24 @@ func (k *Kernel) ulTaskGenericNotifyTake(t *TCB, idx int, clear bool, ticks uint
 	return uint32(v)
 }
 
+// notifyBlock is the part ulTaskGenericNotifyTake and xTaskGenericNotifyWait
+// share between their two xKernelLock sections (tasks.c): called in the
+// first with the slot marked waiting when wait, it blocks the task up to
+// ticks (not at all for 0), leaves xKernelLock, yields if the task blocked,
+// and enters xKernelLock again for the second section once the task runs
+// (notified or timed out).
+func (k *Kernel) notifyBlock(p *sim.Proc, t *TCB, wait bool, ticks uint32, desc string) {
+	blocked := wait && ticks > 0
+	if blocked {
+		k.block(p, t, nil, ticks, desc)
+	}
+	k.exitCritical(p, k.KernelLock)
+	if blocked {
+		k.yieldWithinAPI(p)
+	}
+	k.enterCritical(p, k.KernelLock)
+}
+
 // xTaskGenericNotifyWait is xTaskNotifyWaitIndexed: clear bits on entry,
 // wait for a notification up to ticks, clear bits on exit; it reports whether
 // a notification arrived and the value before the exit clear.
@@ -79,21 +89,13 @@ func (k *Kernel) xTaskGenericNotifyWait(t *TCB, idx int, clearOnEntry, clearOnEx
 	va, sa := t.valueAddr(idx), t.stateAddr(idx)
 	k.enterCritical(p, k.KernelLock)
 	k.work(p, k.cfg.NotifyBody)
-	yield := false
-	if k.guardedLoad(p, sa) != notificationReceived {
+	wait := k.guardedLoad(p, sa) != notificationReceived
+	if wait {
 		v := k.guardedLoad(p, va)
 		k.guardedStore(p, va, v&^uint64(clearOnEntry))
 		k.guardedStore(p, sa, waitingNotification)
-		if ticks > 0 {
-			k.block(p, t, nil, ticks, "notification wait")
-			yield = true
-		}
 	}
-	k.exitCritical(p, k.KernelLock)
-	if yield {
-		k.yieldWithinAPI(p)
-	}
-	k.enterCritical(p, k.KernelLock)
+	k.notifyBlock(p, t, wait, ticks, "notification wait")
 	v := k.guardedLoad(p, va)
 	got := k.guardedLoad(p, sa) == notificationReceived
 	if got {

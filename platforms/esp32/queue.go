@@ -359,6 +359,6 @@ func (k *Kernel) SemaphoreGiveFromISR(p *sim.Proc, s *Semaphore) (ok, higherPrio
 // YieldFromISR is portYIELD_FROM_ISR(woken) at the end of a handler on p.
 func (k *Kernel) YieldFromISR(p *sim.Proc, woken bool) {
 	if woken {
-		k.switchContext(p, coreID(p))
+		k.switchContext(p, coreID(p), false)
 	}
 }
