@@ -28,10 +28,11 @@ const (
 	WakeInterrupt                    // an interrupt
 	WakeEventStream                  // the architected timer's periodic event
 	WakeLine                         // a write to a line a spinner watches (not counted)
+	WakeSpinDone                     // a spinner's poll succeeded (not counted)
 	numWakeCauses
 )
 
-var wakeNames = [...]string{"timer", "event", "interrupt", "event-stream", "line"}
+var wakeNames = [...]string{"timer", "event", "interrupt", "event-stream", "line", "spin-done"}
 
 func (w WakeCause) String() string { return wakeNames[w] }
 
@@ -127,7 +128,6 @@ type Core struct {
 
 	// Interrupts.
 	level    int      // current interrupt level: lines at or below it are masked
-	inIRQ    int      // handlers running (nested)
 	pending  uint64   // pending lines
 	raisedAt [64]Time // assertion time of each pending line
 	lineLvl  [64]int  // level of each line (>= 1)
@@ -139,8 +139,10 @@ type Core struct {
 	monLine int64 // line index monitored, -1 when clear
 	monReg  *region
 
-	// Spinning: poll phase and period, port occupancy of one poll.
+	// Spinning: what a spinner polls and how (see Proc.spin), its poll
+	// phase and period, and the port occupancy of one poll.
 	spinPhase, spinPeriod, spinOcc Time
+	sp                             spinState
 
 	// Counters.
 	Stall     Time               // time stalled on memory
@@ -156,6 +158,7 @@ func (e *Engine) AddCore(cfg CoreConfig) (*Core, error) {
 	c := &Core{ID: len(e.cores), Cfg: cfg, Clock: Clock{cfg.Hz}, e: e, monLine: -1,
 		resid: make([]Time, int(StateIdle0)+len(cfg.Idle)), latency: map[IRQ][]Time{}}
 	c.resumeEv = NewEvent(c.resume, false)
+	c.resumeEv.core = c
 	for i := range c.lineLvl {
 		c.lineLvl[i] = 1
 	}
@@ -193,7 +196,7 @@ func (c *Core) States() int { return len(c.resid) }
 
 // runState is the state of running code: in a handler or not.
 func (c *Core) runState() State {
-	if c.inIRQ > 0 {
+	if c.cur != nil && c.cur.inIRQ > 0 {
 		return StateIRQ
 	}
 	return StateExec
@@ -320,6 +323,10 @@ func (c *Core) wakeAt(t Time, cause WakeCause) {
 }
 
 func (c *Core) resume() {
+	if c.wait == waitSpin && c.cause == WakeLine {
+		c.poll()
+		return
+	}
 	c.wait = waitNone
 	c.e.resume(c.cur)
 }

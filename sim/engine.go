@@ -14,9 +14,10 @@ import (
 // again moves it, and cancelling it removes it. Components keep one Event per
 // recurring action so the hot path allocates nothing.
 type Event struct {
-	fn  func()
-	seq uint64 // sequence of the live queue entry; 0 when not pending
-	bg  bool   // background (periodic) events do not keep a run alive
+	fn   func()
+	core *Core  // set on a core's resume event
+	seq  uint64 // sequence of the live queue entry; 0 when not pending
+	bg   bool   // background (periodic) events do not keep a run alive
 }
 
 // NewEvent returns an event that calls fn when it fires. Background events
@@ -163,6 +164,29 @@ func (e *Engine) canRunTo(t Time) bool {
 	return t < e.peek() && (e.Until == 0 || t <= e.Until)
 }
 
+// inlinePoll runs, from the running process, the next event if it comes
+// no later than t and is a spinner's poll, which never switches
+// processes: the running process then need not yield for it. This keeps a
+// lock holder running while a spinner's failed polls are settled beside it.
+func (e *Engine) inlinePoll(t Time) bool {
+	if e.q.n == 0 {
+		return false
+	}
+	top := e.q.min()
+	c := top.ev.core
+	if top.ev.seq != top.seq || top.t > t || c == nil || c.wait != waitSpin || c.cause != WakeLine ||
+		(e.Until != 0 && top.t > e.Until) {
+		return false
+	}
+	e.q.pop()
+	top.ev.seq = 0
+	e.live--
+	e.events++
+	e.now = top.t // the running process waits to t >= top.t, so time stays ordered
+	c.poll()
+	return true
+}
+
 // Step dispatches the next live event. It returns false when none is left.
 func (e *Engine) Step() bool {
 	for e.q.n > 0 {
@@ -233,10 +257,11 @@ func (e *Engine) Waiters() []Waiter {
 		}
 		on := p.waitOn
 		if p.spinning && e.mem != nil {
-			on = fmt.Sprintf("spin on %#x (value %d)", uint64(p.spinAddr), e.mem.Peek(p.spinAddr))
+			a := p.core.sp.addr
+			on = fmt.Sprintf("spin on %#x (value %d)", uint64(a), e.mem.Peek(a))
 		}
 		if on == "" {
-			on = "nothing (runnable)"
+			on = p.hardwareWait()
 		}
 		core := -1
 		if p.core != nil {
@@ -246,6 +271,27 @@ func (e *Engine) Waiters() []Waiter {
 	}
 	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Core < ws[j].Core })
 	return ws
+}
+
+// hardwareWait describes a wait the process did not describe itself.
+func (p *Proc) hardwareWait() string {
+	c := p.core
+	if c == nil || c.cur != p {
+		return "its turn on a core (switched out)"
+	}
+	switch c.wait {
+	case waitWFE:
+		if c.monReg != nil {
+			a := uint64(c.monReg.Base) + uint64(c.monLine)<<p.e.mem.lineBits
+			return fmt.Sprintf("an event in WFE (exclusive monitor on line %#x)", a)
+		}
+		return "an event in WFE (SEV or interrupt)"
+	case waitWFI:
+		return "an interrupt in WFI"
+	case waitTimed:
+		return "its own timer"
+	}
+	return "nothing (runnable)"
 }
 
 // ErrStopped is returned by Run when its context is cancelled.

@@ -347,3 +347,66 @@ func TestSpinSeesWriteDuringItsRead(t *testing.T) {
 		t.Fatalf("line moved %d times, want the fill, the store and the re-read", n)
 	}
 }
+
+// On uncached memory a write that does not free the lock (a hand-off to
+// another owner) does not wake the spinner, and holders' accesses around
+// its polls are settled without yielding; the acquisition time still
+// equals the explicit loop's, with fewer events.
+func TestSpinCASUncachedHandOff(t *testing.T) {
+	acquire := func(analytic bool) (Time, uint64) {
+		r := newRig(t, 3, true, nil)
+		r.m.Poke(ramBase, 1)
+		var got Time
+		r.e.Spawn(r.e.Cores()[2], "spinner", func(p *Proc) {
+			p.Delay(30 * Nanosecond)
+			if analytic {
+				p.SpinCAS(ramBase, 0, 3, 40)
+			} else {
+				for {
+					if _, ok := p.CAS(ramBase, 0, 3); ok {
+						break
+					}
+					p.Compute(40)
+				}
+			}
+			got = p.Now()
+		})
+		r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) {
+			for i := 0; i < 20; i++ { // bus traffic beside the spinner's polls
+				p.Store(ramBase+64, uint64(i))
+				p.Compute(17)
+			}
+			p.Delay(1003*Nanosecond - p.Now())
+			p.Store(ramBase, 2) // hand the lock to core 1
+		})
+		r.e.Spawn(r.e.Cores()[1], "next", func(p *Proc) { p.Delay(2501 * Nanosecond); p.Store(ramBase, 0) })
+		r.run(t)
+		return got, r.e.Events()
+	}
+	a, aev := acquire(true)
+	b, bev := acquire(false)
+	if a != b {
+		t.Fatalf("analytic spin acquired at %v, explicit loop at %v", a, b)
+	}
+	if aev >= bev {
+		t.Fatalf("analytic spin used %d events, explicit loop %d", aev, bev)
+	}
+}
+
+// A waiter that does not describe its wait is reported by what the
+// hardware waits for: here, an event (the one the store sent was lost).
+func TestDeadlockNamesHardwareWait(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	r.e.SetFaults(Faults{LoseWake: 1})
+	r.m.Poke(ramBase, 1)
+	r.e.Spawn(r.e.Cores()[1], "waiter", func(p *Proc) {
+		for p.LoadExclusive(ramBase) != 0 {
+			p.WFE()
+		}
+	})
+	r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) { p.Store(ramBase, 0) })
+	err := r.e.Run(context.Background())
+	if want := "waiter (core 1) waits on an event in WFE (SEV or interrupt)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}

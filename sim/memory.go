@@ -182,50 +182,58 @@ func (m *Memory) distance(c *Core, mask uint64, r *region, far bool) Time {
 	return best
 }
 
-// grant returns when an uncached access of length occ by core c may start
-// at or after t: once the port is free and any poll of a spinning core
-// then in flight has finished. That is round-robin arbitration: an access
-// waits for at most one access of each other requester. Polls keep their
-// phase, which is exact for one spinner against one worker (the ESP32's
-// two cores) and an approximation when several spinners saturate the port.
+// grant returns when an uncached access of length occ by core c, requested
+// at t, starts: first come, first served, like the explicit loop of the
+// spinning cores would be. A poll of a spinning core in flight at t is
+// waited for; a poll that would start while this access holds the port is
+// delayed behind it, and with it every later poll of that spinner.
 func (m *Memory) grant(c *Core, t, occ Time) Time {
 	s := max(t, m.busy)
 	for q := m.pollers &^ (1 << c.ID); q != 0; q &= q - 1 {
 		o := m.e.cores[bits.TrailingZeros64(q)]
-		if s < o.spinPhase {
-			continue
+		next := o.spinPhase
+		if s >= o.spinPhase {
+			w := o.spinPhase + (s-o.spinPhase)/o.spinPeriod*o.spinPeriod
+			if s < w+o.spinOcc {
+				s = w + o.spinOcc
+			}
+			next = w + o.spinPeriod
 		}
-		w := o.spinPhase + (s-o.spinPhase)/o.spinPeriod*o.spinPeriod
-		if s < w+o.spinOcc {
-			s = w + o.spinOcc
+		if d := s + occ - next; d > 0 {
+			o.delayPolls(next, d)
 		}
 	}
 	m.busy = s + occ
 	return s
 }
 
-// access performs the coherence side of one access by the running
-// process and returns the word's region, index and when the access
-// completes. The caller reads or writes the value at once — every access
-// takes effect at its issue, in time order, which makes the memory
-// linearizable — and then stalls until completion. write asks for
-// exclusive ownership; rmw marks an atomic read-modify-write.
-func (p *Proc) access(a Addr, write, rmw bool) (*region, int, Time) {
-	m := p.e.mem
-	c := p.core
+// delayPolls moves c's polls from the one due at next on by d.
+func (c *Core) delayPolls(next, d Time) {
+	c.spinPhase += d
+	if c.resumeEv.Pending() && c.cause == WakeLine && c.pendingAt >= next {
+		c.pendingAt += d
+		c.e.At(c.pendingAt, c.resumeEv)
+	}
+}
+
+// access performs the coherence side of one access by core c now and
+// returns the word's region, index and line, when a write would land for
+// the other cores, and when the access completes. The caller reads or
+// writes the value at once — every access takes effect at its issue, in
+// time order, which makes the memory linearizable — and reports a write
+// with wrote. write asks for exclusive ownership; rmw marks an atomic
+// read-modify-write. It never yields, so spin polls run it from events.
+func (m *Memory) access(c *Core, a Addr, write, rmw bool) (r *region, w int, ln *line, lands, done Time) {
 	r, w, li := m.find(a)
-	ln := &r.lines[li]
-	now := p.e.now
+	ln = &r.lines[li]
+	now := m.e.now
 	if r.Uncached {
 		occ := r.Occupancy
 		if rmw {
 			occ *= 2
 		}
 		start := m.grant(c, now, occ)
-		if write {
-			m.written(c, ln, start+occ)
-		}
-		return r, w, start + r.Latency + occ - r.Occupancy
+		return r, w, ln, start + occ, start + r.Latency + occ - r.Occupancy
 	}
 	bit := uint64(1) << c.ID
 	if (!write && ln.sharers&bit != 0) || (write && ln.sharers == bit) {
@@ -233,29 +241,30 @@ func (p *Proc) access(a Addr, write, rmw bool) (*region, int, Time) {
 		done := now + c.Cycles(c.Cfg.HitCycles)
 		if write {
 			ln.owner = c.ID
-			m.written(c, ln, done)
 		}
-		return r, w, done
+		return r, w, ln, done, done
 	}
 	start := max(now, ln.busy)
-	done := start + m.distance(c, ln.sharers, r, write)
+	done = start + m.distance(c, ln.sharers, r, write)
 	ln.misses++
 	ln.busy = done // the interconnect carries this line until done: transfers queue
 	if write {
 		ln.owner = c.ID
 		ln.sharers = bit
-		m.written(c, ln, done)
 	} else {
 		ln.owner = -1
 		ln.sharers |= bit
 	}
-	return r, w, done
+	return r, w, ln, done, done
 }
 
-// written tells the other cores that c's write to ln lands at t: their
-// exclusive monitors on it are cleared (which sets their event registers)
-// and cores spinning on it re-read at their next poll.
-func (m *Memory) written(c *Core, ln *line, t Time) {
+// wrote tells the other cores that c's write to word w of ln lands at t:
+// their exclusive monitors on the line are cleared (which sets their
+// event registers) and cores spinning on it poll again at their next
+// iteration. On uncached memory a poll only re-reads the word, so a
+// spinner is woken only by a value that would end its spin; on cached
+// memory every write invalidates its copy, and the re-read is traffic.
+func (m *Memory) wrote(c *Core, ln *line, r *region, t Time) {
 	ln.writes++
 	others := ^(uint64(1) << c.ID)
 	for q := ln.monitors & others; q != 0; q &= q - 1 {
@@ -268,14 +277,17 @@ func (m *Memory) written(c *Core, ln *line, t Time) {
 	ln.monitors &^= others
 	for q := ln.spinners & others; q != 0; q &= q - 1 {
 		o := m.e.cores[bits.TrailingZeros64(q)]
+		if r.Uncached && !o.sp.ends(o.sp.reg.words[o.sp.w]) {
+			continue
+		}
+		ln.spinners &^= 1 << o.ID
 		o.wakeAt(o.nextPoll(t), WakeLine)
 	}
-	ln.spinners &^= others
 }
 
 // Load reads the word at a.
 func (p *Proc) Load(a Addr) uint64 {
-	r, w, done := p.access(a, false, false)
+	r, w, _, _, done := p.e.mem.access(p.core, a, false, false)
 	v := r.words[w]
 	p.stall(done)
 	return v
@@ -283,8 +295,10 @@ func (p *Proc) Load(a Addr) uint64 {
 
 // Store writes v to the word at a.
 func (p *Proc) Store(a Addr, v uint64) {
-	r, w, done := p.access(a, true, false)
+	m := p.e.mem
+	r, w, ln, lands, done := m.access(p.core, a, true, false)
 	r.words[w] = v
+	m.wrote(p.core, ln, r, lands)
 	p.stall(done)
 }
 
@@ -292,10 +306,12 @@ func (p *Proc) Store(a Addr, v uint64) {
 // returns the previous value and whether it swapped. Like S32C1I or an
 // LSE CAS it always needs the line (or the memory port) exclusively.
 func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
-	r, w, done := p.access(a, true, true)
+	m := p.e.mem
+	r, w, ln, lands, done := m.access(p.core, a, true, true)
 	prev := r.words[w]
 	if prev == old {
 		r.words[w] = new
+		m.wrote(p.core, ln, r, lands)
 	}
 	p.stall(done)
 	return prev, prev == old
@@ -303,18 +319,20 @@ func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
 
 // Swap atomically writes v to a and returns the previous value.
 func (p *Proc) Swap(a Addr, v uint64) uint64 {
-	r, w, done := p.access(a, true, true)
-	prev := r.words[w]
-	r.words[w] = v
-	p.stall(done)
-	return prev
+	return p.rmw(a, func(uint64) uint64 { return v })
 }
 
 // FetchAdd atomically adds d to the word at a and returns the previous value.
 func (p *Proc) FetchAdd(a Addr, d uint64) uint64 {
-	r, w, done := p.access(a, true, true)
+	return p.rmw(a, func(prev uint64) uint64 { return prev + d })
+}
+
+func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
+	m := p.e.mem
+	r, w, ln, lands, done := m.access(p.core, a, true, true)
 	prev := r.words[w]
-	r.words[w] = prev + d
+	r.words[w] = f(prev)
+	m.wrote(p.core, ln, r, lands)
 	p.stall(done)
 	return prev
 }
@@ -322,12 +340,13 @@ func (p *Proc) FetchAdd(a Addr, d uint64) uint64 {
 // LoadExclusive reads a and arms the core's exclusive monitor on its line
 // (ARM LDXR/LDAXR).
 func (p *Proc) LoadExclusive(a Addr) uint64 {
-	r, w, done := p.access(a, false, false)
+	m := p.e.mem
+	r, w, ln, _, done := m.access(p.core, a, false, false)
 	c := p.core
 	c.clearMonitor()
-	li := int(uint64(a-r.Base) >> p.e.mem.lineBits)
+	li := int(uint64(a-r.Base) >> m.lineBits)
 	c.monLine, c.monReg = int64(li), r
-	r.lines[li].monitors |= 1 << c.ID
+	ln.monitors |= 1 << c.ID
 	v := r.words[w]
 	p.stall(done)
 	return v
@@ -337,15 +356,17 @@ func (p *Proc) LoadExclusive(a Addr) uint64 {
 // (ARM STXR/STLXR); it reports success. The monitor is cleared either way.
 func (p *Proc) StoreExclusive(a Addr, v uint64) bool {
 	c := p.core
-	r, w, li := p.e.mem.find(a)
+	m := p.e.mem
+	r, _, li := m.find(a)
 	held := c.monReg == r && c.monLine == int64(li)
 	c.clearMonitor()
 	if !held {
 		p.Compute(c.Cfg.HitCycles)
 		return false
 	}
-	_, _, done := p.access(a, true, false)
+	r, w, ln, lands, done := m.access(c, a, true, false)
 	r.words[w] = v
+	m.wrote(c, ln, r, lands)
 	p.stall(done)
 	return true
 }
@@ -374,15 +395,37 @@ func (c *Core) nextPoll(t Time) Time {
 	return c.spinPhase + k*c.spinPeriod
 }
 
+// spinState is what a spinner polls and how. A handler taken while
+// spinning may spin itself, so each spin keeps its own and re-installs it
+// on the core before it waits.
+type spinState struct {
+	addr     Addr
+	reg      *region
+	w        int
+	loop     Time
+	rmw      bool // a CAS loop (else a load loop)
+	old, new uint64
+	cond     func(uint64) bool
+	val      uint64 // the value the successful poll saw
+}
+
+// ends reports whether value v of the watched word ends the spin.
+func (st *spinState) ends(v uint64) bool {
+	if st.rmw {
+		return v == st.old
+	}
+	return st.cond(v)
+}
+
 // SpinUntil polls the word at a every loop cycles until cond holds for
 // its value, and returns that value (a busy-wait: test-and-test-and-set,
 // a ticket or MCS spin on a plain load). It costs what the loop costs —
 // the first read, the port occupancy of every poll on uncached memory,
 // the re-read after each write — without simulating each iteration:
-// between writes to the line every poll returns the same value.
-// Interrupts are taken while spinning.
+// between writes to the line every poll returns the same value. cond must
+// be a pure function of the value. Interrupts are taken while spinning.
 func (p *Proc) SpinUntil(a Addr, loop int64, cond func(uint64) bool) uint64 {
-	return p.spin(a, loop, false, func() (uint64, bool) {
+	return p.spin(spinState{addr: a, cond: cond}, loop, func() (uint64, bool) {
 		v := p.Load(a)
 		return v, cond(v)
 	})
@@ -393,26 +436,63 @@ func (p *Proc) SpinUntil(a Addr, loop int64, cond func(uint64) bool) uint64 {
 // memory every attempt holds the port like the atomic it is; on cached
 // memory each attempt takes the line exclusively, as the hardware does.
 func (p *Proc) SpinCAS(a Addr, old, new uint64, loop int64) {
-	p.spin(a, loop, true, func() (uint64, bool) {
-		v, ok := p.CAS(a, old, new)
-		return v, ok
-	})
+	p.spin(spinState{addr: a, rmw: true, old: old, new: new}, loop, func() (uint64, bool) { return p.CAS(a, old, new) })
 }
 
-func (p *Proc) spin(a Addr, loop int64, rmw bool, try func() (uint64, bool)) uint64 {
+// arm registers c as a spinner whose failed poll was issued at issued and
+// completed at done: polls repeat every (poll duration + loop body).
+func (c *Core) arm(ln *line, r *region, issued, done Time) {
+	c.spinPhase, c.spinPeriod = issued, max(done-issued+c.sp.loop, 1)
+	ln.spinners |= 1 << c.ID
+	if r.Uncached {
+		c.spinOcc = r.Occupancy
+		if c.sp.rmw {
+			c.spinOcc *= 2
+		}
+		c.e.mem.pollers |= 1 << c.ID
+	}
+}
+
+// poll runs one poll of a suspended spinner from the event that its wake
+// is, so a poll that fails costs no context switch: it re-arms the
+// spinner. A poll that succeeds resumes the spinner when it completes.
+func (c *Core) poll() {
+	m := c.e.mem
+	st := &c.sp
+	m.pollers &^= 1 << c.ID
+	issued := c.e.now
+	r, w, ln, lands, done := m.access(c, st.addr, st.rmw, st.rmw)
+	v := r.words[w]
+	if !st.ends(v) {
+		c.arm(ln, r, issued, done)
+		return
+	}
+	if st.rmw {
+		r.words[w] = st.new
+		m.wrote(c, ln, r, lands)
+	}
+	st.val = v
+	c.Stall += done - issued
+	c.wait = waitNone
+	c.cause, c.pendingAt = WakeSpinDone, done
+	c.e.At(done, c.resumeEv)
+}
+
+func (p *Proc) spin(st spinState, loop int64, try func() (uint64, bool)) uint64 {
 	c := p.core
 	m := p.e.mem
 	c.setState(StateSpin)
 	defer c.setState(c.runState())
-	r, _, li := m.find(a)
+	r, w, li := m.find(st.addr)
 	ln := &r.lines[li]
+	st.reg, st.w, st.loop = r, w, c.Cycles(loop)
 	for {
 		issued, writes := p.e.now, ln.writes
 		v, ok := try()
 		if ok {
 			return v
 		}
-		if ln.writes != writes || (!r.Uncached && rmw) {
+		if ln.writes != writes || (!r.Uncached && st.rmw) {
 			// A write landed while this poll was in flight (it read the
 			// old value at issue), or each failed attempt moved the line
 			// here and other spinners steal it back: poll again for real.
@@ -420,28 +500,22 @@ func (p *Proc) spin(a Addr, loop int64, rmw bool, try func() (uint64, bool)) uin
 			c.setState(StateSpin)
 			continue
 		}
-		// Polls repeat every (duration of one poll + loop body) from the
-		// issue of the failed one.
-		c.spinPhase, c.spinPeriod = issued, p.e.now-issued+c.Cycles(loop)
-		c.spinPeriod = max(c.spinPeriod, 1)
-		ln.spinners |= 1 << c.ID
-		if r.Uncached {
-			c.spinOcc = r.Occupancy
-			if rmw {
-				c.spinOcc *= 2
-			}
-			m.pollers |= 1 << c.ID
-		}
-		p.spinAddr, p.spinning = a, true
+		c.sp = st
+		c.arm(ln, r, issued, p.e.now)
+		p.spinning = true
 		cause := p.waitFor(waitSpin)
 		p.spinning = false
 		ln.spinners &^= 1 << c.ID
 		m.pollers &^= 1 << c.ID
-		if cause == WakeInterrupt {
+		switch cause {
+		case WakeSpinDone:
+			return c.sp.val
+		case WakeInterrupt:
 			p.takeInterrupts()
+			c = p.core // a handler may have switched tasks; we resume on the core we now run on
 			c.setState(StateSpin)
-		} else if cause == WakeTimer {
-			panic("sim: spinner resumed without a cause")
+		default:
+			panic("sim: spinner resumed by " + cause.String())
 		}
 	}
 }

@@ -11,22 +11,21 @@ import (
 // Procs are coroutines: only one runs at a time, chosen by the engine in
 // time order, so a run is deterministic whatever GOMAXPROCS is.
 type Proc struct {
-	Name   string
-	id     uint64
-	e      *Engine
-	core   *Core
-	fn     func(p *Proc)
-	next   func() (*Proc, bool)
-	stop   func()
-	yield  func(*Proc) bool
-	level  int // interrupt level saved while switched out
-	done   bool
-	daemon bool
-	timed  bool   // waits with a timeout (not a deadlock while waiting)
-	waitOn string // what it waits on, for deadlock reports
-	// spinning on spinAddr: formatted only when a report asks
-	spinAddr Addr
-	spinning bool
+	Name     string
+	id       uint64
+	e        *Engine
+	core     *Core
+	fn       func(p *Proc)
+	next     func() (*Proc, bool)
+	stop     func()
+	yield    func(*Proc) bool
+	level    int // interrupt level saved while switched out
+	done     bool
+	daemon   bool
+	timed    bool   // waits with a timeout (not a deadlock while waiting)
+	waitOn   string // what it waits on, for deadlock reports
+	spinning bool   // on its core's spin address: formatted only when a report asks
+	inIRQ    int    // interrupt handlers this context is inside (nested)
 	err      error
 
 	// Data is free for OS models (a task control block).
@@ -74,6 +73,7 @@ func (c *Core) Start(p *Proc) {
 	}
 	p.core = c
 	c.cur = p
+	c.level = p.level // the interrupt level is part of the process's context
 	c.wakeAt(c.e.now, WakeTimer)
 }
 
@@ -160,9 +160,14 @@ func (p *Proc) waitUntil(t Time, kind waitKind) WakeCause {
 	if kind != waitNone && c.deliverable() {
 		return WakeInterrupt
 	}
-	if p.e.canRunTo(t) {
-		p.e.now = t
-		return WakeTimer
+	for {
+		if p.e.canRunTo(t) {
+			p.e.now = t
+			return WakeTimer
+		}
+		if !p.e.inlinePoll(t) {
+			break
+		}
 	}
 	c.wait = kind
 	c.wakeAt(t, WakeTimer)
@@ -198,6 +203,7 @@ func (p *Proc) Compute(n int64) {
 		}
 		left -= p.e.now - start
 		p.takeInterrupts()
+		c = p.core // a handler may have switched tasks; we resume on the core we now run on
 		c.setState(c.runState())
 	}
 }
@@ -243,7 +249,7 @@ func (p *Proc) takeInterrupts() {
 		}
 		c.pending &^= 1 << best
 		prevState, prevLevel := c.state, c.level
-		c.inIRQ++
+		p.inIRQ++
 		c.setState(StateIRQ)
 		c.level = bestLvl
 		c.IRQsTaken++
@@ -252,10 +258,10 @@ func (p *Proc) takeInterrupts() {
 		if c.handler != nil {
 			c.handler(p, best)
 		}
-		c = p.core // a handler may have switched away; we come back on the same core
+		c = p.core // a handler may have switched tasks: the rest of it runs where this task resumes
 		c.setState(StateIRQ)
 		p.waitUntil(p.e.now+c.Cycles(c.Cfg.IRQExit), waitNone)
-		c.inIRQ--
+		p.inIRQ--
 		c.level = prevLevel
 		c.setState(prevState)
 	}
@@ -352,6 +358,7 @@ func (p *Proc) Sleep(d Time) {
 		c.setState(StateWFI)
 		if p.waitUntil(end, waitTimed) != WakeTimer {
 			p.takeInterrupts()
+			c = p.core // a handler may have switched tasks; we resume on the core we now run on
 		}
 	}
 	c.setState(c.runState())

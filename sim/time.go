@@ -1,7 +1,3 @@
-// Package sim is SyncLab's discrete-event simulation engine and the hardware
-// mechanisms that lock behaviour emerges from: cores and their power states,
-// coherent and uncached memory, atomics, exclusive monitors and event
-// registers, interrupts and timers, energy. It knows nothing of any OS.
 package sim
 
 import (

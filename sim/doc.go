@@ -1,0 +1,54 @@
+// Package sim is SyncLab's discrete-event simulation engine and the hardware
+// mechanisms that lock behaviour emerges from: cores and their power states,
+// coherent and uncached memory, atomics, exclusive monitors and event
+// registers, interrupts and timers, energy. It knows nothing of any OS.
+//
+// # Processes and time
+//
+// A Proc is a coroutine written as plain Go that calls primitives such as
+// Compute, Load, CAS, LoadExclusive, WFE or Mask, like the firmware it
+// models. Only one process runs at a time. A process moves its core's
+// clock itself while it is the earliest thing in the simulation
+// (conservative lookahead): private work costs no event, and a process
+// yields to the engine only where another component could interact with it
+// first. Events are ordered by (time, insertion sequence), so a run is a
+// function of its inputs and seed, whatever GOMAXPROCS is.
+//
+// # Memory
+//
+// Every access takes effect at its issue, in time order (the memory is
+// linearizable), and the process then stalls until the access completes.
+// Cached regions keep per-line ownership (modified/shared/invalid) and
+// transfer lines between cores with the latency of their topology
+// distance; transfers of one line queue behind each other. Uncached
+// regions (ESP32 internal SRAM) serve every access through one port,
+// first come, first served. A store by another core clears a core's
+// exclusive monitor on the line, which sets its event register: that is
+// what wakes an arm64 WFE waiter without any SEV.
+//
+// # Spinning without an event per iteration
+//
+// SpinUntil and SpinCAS cost exactly what the polling loop costs without
+// simulating each iteration: between writes to the watched line every
+// poll sees the same value, so a spinner sleeps until a write, then polls
+// at its next iteration boundary. A poll that fails is settled inside its
+// event (no context switch), and on uncached memory a spinner's periodic
+// port occupancy delays other accesses, and is delayed by them, as the
+// explicit loop would be (tests compare the two). With several spinners
+// saturating one port, their polls do not delay each other: an
+// approximation.
+//
+// # Interrupts
+//
+// Interrupt lines have levels; a core masks lines at or below its level
+// (Mask/Restore). Handlers run on the interrupted process's coroutine, with
+// entry and exit costs; an OS model switches tasks from a handler with
+// SwitchTo. Latency from assertion to handler start is recorded per line.
+//
+// # Limits and errors
+//
+// Run stops at a time limit, reports a RunawayError when the event budget
+// runs out, a DeadlockError when nothing can happen while processes wait
+// (naming each and what it waits on), and stops promptly when its context
+// is cancelled.
+package sim
