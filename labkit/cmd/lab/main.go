@@ -4,7 +4,8 @@
 //	lab run NAME [-set k=v]... [-variant V]... [-seed N] [-repeats N] [-json] [-o report.html] [-shard i/n] [-fresh]
 //	lab run NAME -h                           NAME's parameters (-set keys) and variants
 //	lab merge FILES... [-o OUT]               combine shard result files
-//	lab platforms [NAME]                      parameters with values, units, provenance and source
+//	lab platforms [NAME] [-md]                parameters with values, units, provenance and source
+//	lab platforms -readme README.md           rewrite the README's parameter tables between their markers
 //	lab bench [-json] [-peer=false]           speed figures
 //	lab report NOTEBOOK... -o DIR             execute notebooks headless and write their HTML
 //
@@ -21,7 +22,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 
 	"synclab/labkit"
@@ -47,7 +47,8 @@ const usage = `usage: lab COMMAND [ARGS]
   list                                   experiments with a one-line description
   run NAME [flags]                       run an experiment (lab run NAME -h: flags, parameters, variants)
   merge FILES... [-o OUT]                combine the result files of lab run -shard
-  platforms [NAME]                       platform parameters: value, unit, provenance, source
+  platforms [NAME] [-md]                 platform parameters: value, unit, provenance, source (-md: Markdown)
+  platforms -readme FILE                 rewrite FILE's parameter tables between <!-- params:begin/end -->
   bench [-json] [-peer=false]            speed figures
   report NOTEBOOK... -o DIR              execute notebooks headless and write their HTML
 `
@@ -74,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "merge":
 		err = cmdMerge(rest, stdout, stderr)
 	case "platforms":
-		err = cmdPlatforms(rest, stdout)
+		err = cmdPlatforms(rest, stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, rest, stdout, stderr)
 	case "report":
@@ -149,30 +150,6 @@ func cmdList(args []string, stdout io.Writer) error {
 		t.Rows = append(t.Rows, []string{e.Name, e.Platform, strings.Join(e.VariantNames(), ","), desc})
 	}
 	t.WriteText(stdout)
-	return nil
-}
-
-func cmdPlatforms(args []string, stdout io.Writer) error {
-	if len(args) > 1 {
-		return badInput("platforms takes at most one NAME (a platform or an experiment)")
-	}
-	groups := labkit.PlatformParams()
-	var names []string
-	for _, g := range groups {
-		names = append(names, g.Platform)
-	}
-	shown := 0
-	for _, g := range groups {
-		if len(args) == 1 && args[0] != g.Platform && !slices.Contains(g.Experiments, args[0]) {
-			continue
-		}
-		labkit.ParamsTable(fmt.Sprintf("platform %s (experiments: %s)", g.Platform, strings.Join(g.Experiments, ", ")), g.Params).WriteText(stdout)
-		fmt.Fprintln(stdout)
-		shown++
-	}
-	if len(args) == 1 && shown == 0 {
-		return badInput("unknown platform or experiment %q; platforms: %s", args[0], strings.Join(names, ", "))
-	}
 	return nil
 }
 
