@@ -310,12 +310,19 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 		m.count++
 	} else {
 		m.Acquires++
-		if m.owner >= 0 {
+		switch {
+		case m.owner >= 0:
 			m.Contended++
 			t0 := p.Now()
 			p.SpinCAS(m.Addr, spinlockFree, coreIDRegval[c], k.cfg.SpinLoop)
 			m.SpinTime += p.Now() - t0
-		} else {
+		case k.SoC.Mem.Peek(m.Addr) == spinlockFree:
+			// The word is free at this instant, the CAS's issue, and an
+			// access takes effect at its issue: the first S32C1I succeeds,
+			// exactly as SpinCAS's first attempt would, without its set-up.
+			p.CAS(m.Addr, spinlockFree, coreIDRegval[c])
+		default:
+			// Taken by a CAS whose stall has not ended (the mirror lags).
 			p.SpinCAS(m.Addr, spinlockFree, coreIDRegval[c], k.cfg.SpinLoop)
 		}
 		m.owner, m.count, m.since = c, 1, p.Now()
