@@ -10,7 +10,7 @@ import (
 // The ESP32 experiments (issue 5): the article's critical-section benchmark
 // with the IDF FreeRTOS SMP model of platforms/esp32.
 func init() {
-	params := append(esp32.Params(), esp32.WorkloadParams()...)
+	params := append(append(esp32.Params(), esp32.WorkloadParams()...), esp32.TraceParams()...)
 	Register(Experiment{
 		Name: "esp32-critical-section",
 		Description: "ESP32, ESP-IDF v5 FreeRTOS SMP: two tasks pinned to the two cores (priority 10) each do " +
@@ -96,6 +96,11 @@ var csMetrics = []Metric{
 	{Name: "expected_counter", Unit: "count", Better: Neither, Doc: "tasks x iterations: what the counter must read if mutual exclusion held"},
 	{Name: "kernel_lock_spin_us", Unit: "us", Better: Lower, Doc: "time cores spent spinning on xKernelLock"},
 	{Name: "object_lock_spin_us", Unit: "us", Better: Lower, Doc: "time cores spent spinning on the object's own spinlock (xQueueLock or the portMUX)"},
+	{Name: "worst_irq_critical_us", Unit: "us", Better: Lower, Doc: "of the worst peripheral-interrupt latency: time core 0 spent in tasks' taskENTER_CRITICAL sections (interrupts masked)"},
+	{Name: "worst_irq_crosscore_isr_us", Unit: "us", Better: Lower, Doc: "of the worst latency: time in the crosscore (yield) ISR before any context switch"},
+	{Name: "worst_irq_tick_isr_us", Unit: "us", Better: Lower, Doc: "of the worst latency: time in the tick ISR before any context switch"},
+	{Name: "worst_irq_switch_us", Unit: "us", Better: Lower, Doc: "of the worst latency: context switch from an ISR (save, restore, handler tail and exit)"},
+	{Name: "worst_irq_entry_us", Unit: "us", Better: Lower, Doc: "of the worst latency: the interrupt's own entry (irq_entry_cycles) and any unmasked wait"},
 	{Name: "energy_mj", Unit: "mJ", Better: Lower, Doc: "energy of both cores (datasheet modem-sleep currents split per core; comparative only)"},
 }
 
@@ -104,18 +109,34 @@ func runESP32CriticalSection(ctx context.Context, spec RunSpec) (RunResult, erro
 	if err != nil {
 		return RunResult{}, err
 	}
-	return RunResult{
-		Metrics: map[string]float64{
-			"total_ms": r.TotalMS, "ns_per_op": r.NSPerOp,
-			"cpu_core0_pct": r.CPUPct[0], "cpu_core1_pct": r.CPUPct[1],
-			"max_irq_latency_us": r.MaxIRQUS, "p99_irq_latency_us": r.P99IRQUS,
-			"context_switches": float64(r.ContextSwitches), "ipis": float64(r.IPIs),
-			"sync_ram_bytes": float64(r.SyncRAMBytes),
-			"counter":        float64(r.Counter), "expected_counter": float64(r.Expected),
-			"kernel_lock_spin_us": r.KernelLockSpinUS, "object_lock_spin_us": r.ObjectLockSpinUS,
-			"energy_mj": r.EnergyMJ,
-		},
-		Samples: map[string][]float64{"irq_latency_us": r.IRQLatencyUS},
-		Trace:   r.Trace,
-	}, nil
+	// Each interrupt's latency split by cause (irq_blame_<cause>_us, aligned
+	// with irq_latency_us), and the split of the worst one as metrics.
+	samples := map[string][]float64{"irq_latency_us": r.IRQLatencyUS}
+	worst := -1
+	for i, l := range r.IRQLatencyUS {
+		if worst < 0 || l > r.IRQLatencyUS[worst] {
+			worst = i
+		}
+	}
+	metrics := map[string]float64{}
+	for _, c := range esp32.BlameCauses {
+		samples["irq_blame_"+c.String()+"_us"] = r.IRQBlameUS[c]
+		metrics["worst_irq_"+c.String()+"_us"] = 0
+		if worst >= 0 {
+			metrics["worst_irq_"+c.String()+"_us"] = r.IRQBlameUS[c][worst]
+		}
+	}
+	for name, v := range map[string]float64{
+		"total_ms": r.TotalMS, "ns_per_op": r.NSPerOp,
+		"cpu_core0_pct": r.CPUPct[0], "cpu_core1_pct": r.CPUPct[1],
+		"max_irq_latency_us": r.MaxIRQUS, "p99_irq_latency_us": r.P99IRQUS,
+		"context_switches": float64(r.ContextSwitches), "ipis": float64(r.IPIs),
+		"sync_ram_bytes": float64(r.SyncRAMBytes),
+		"counter":        float64(r.Counter), "expected_counter": float64(r.Expected),
+		"kernel_lock_spin_us": r.KernelLockSpinUS, "object_lock_spin_us": r.ObjectLockSpinUS,
+		"energy_mj": r.EnergyMJ,
+	} {
+		metrics[name] = v
+	}
+	return RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace}, nil
 }

@@ -199,6 +199,8 @@ type Kernel struct {
 	OnPeripheral func(p *sim.Proc)
 	// guardCycles is the uncontended cost of one SRAM access in cycles.
 	guardCycles int64
+	// blameLog attributes the peripheral interrupt's latency (nil: off).
+	blameLog *blameLog
 }
 
 // NewKernel creates the kernel's static state on a fresh SoC.
@@ -306,6 +308,9 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 	prev := p.Mask(excmLevel)
 	c := coreID(p) // fixed from here until the outermost exit
 	pc := &k.cpu[c]
+	if prev == 0 {
+		k.blame(p, c, BlameCritical)
+	}
 	if m.owner == c {
 		m.count++
 	} else {
@@ -344,6 +349,9 @@ func (k *Kernel) exitCritical(p *sim.Proc, m *PortMux) {
 	if k.release(p, m) {
 		pc := &k.cpu[coreID(p)]
 		k.flush(p)
+		if pc.savedLevel == 0 {
+			k.blame(p, coreID(p), BlameEntry) // unmasked: a pending interrupt is taken now
+		}
 		p.Restore(pc.savedLevel)
 		pc.owed += k.cfg.SpinlockPair / 2 // nesting bookkeeping and return, now unmasked
 	}
@@ -402,6 +410,20 @@ func (k *Kernel) yieldWithinAPI(p *sim.Proc) {
 
 // isr dispatches the interrupts of core c.
 func (k *Kernel) isr(p *sim.Proc, c int, irq sim.IRQ) {
+	if b := k.blameLog; b != nil && b.core == c {
+		now := p.Now()
+		entered := now - p.Core().Cycles(k.cfg.IRQEntry)
+		switch irq {
+		case IRQCrosscore:
+			b.mark(entered, BlameCrosscore)
+		case IRQTick:
+			b.mark(entered, BlameTick)
+		case IRQPeripheral:
+			lat := p.Core().IRQLatency(irq)
+			b.attribute(now-lat[len(lat)-1], entered, now)
+			b.mark(entered, BlamePeripheral)
+		}
+	}
 	switch irq {
 	case IRQCrosscore:
 		k.crosscoreISR(p, c)
@@ -534,6 +556,7 @@ func (k *Kernel) switchContext(p *sim.Proc, c int, slice bool) {
 // trace span.
 func (k *Kernel) saveContext(p *sim.Proc, c int, from, to *TCB) {
 	k.Switches++
+	k.blame(p, c, BlameSwitch)
 	k.work(p, k.cfg.SwitchSave)
 	k.flush(p)
 	if tr := k.E.Trace; tr != nil {

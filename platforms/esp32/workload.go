@@ -26,6 +26,24 @@ const (
 
 const article = "../shared/seeds/esp32-freertos-notify-vs-semaphore.zh.txt"
 
+// Trace window keys of the critical-section experiment: a trace (when one
+// is asked for) covers [trace_from_ms, trace_from_ms + trace_ms).
+const (
+	KeyTraceFrom = "trace_from_ms"
+	KeyTraceSpan = "trace_ms"
+)
+
+// TraceParams returns the trace window of RunCriticalSection. They change
+// nothing but what a trace records.
+func TraceParams() platforms.Params {
+	return platforms.Params{
+		{Key: KeyTraceFrom, Value: 0, Unit: "ms", Prov: platforms.CODE, Min: 0, Max: 100_000,
+			Source: "observation window (no effect on the run)", Doc: "start of the trace window in simulated time (e.g. past the start-up to see the steady state)"},
+		{Key: KeyTraceSpan, Value: 2, Unit: "ms", Prov: platforms.CODE, Min: 0.001, Max: 50,
+			Source: "observation window (no effect on the run; at most 200,000 spans are kept)", Doc: "length of the trace window"},
+	}
+}
+
 // WorkloadParams returns the critical-section workload's parameters.
 func WorkloadParams() platforms.Params {
 	return platforms.Params{
@@ -80,10 +98,14 @@ type CSResult struct {
 	// Peripheral interrupt latency, assertion to handler, in us.
 	MaxIRQUS, P99IRQUS float64
 	IRQLatencyUS       []float64
-	ContextSwitches    int
-	IPIs               int
-	SyncRAMBytes       int
-	Counter, Expected  uint64
+	// IRQBlameUS splits each of those latencies by what masked the
+	// interrupt meanwhile: IRQBlameUS[cause][i] goes with IRQLatencyUS[i]
+	// (see BlameCause); the causes of one interrupt add up to its latency.
+	IRQBlameUS        [numBlameCauses][]float64
+	ContextSwitches   int
+	IPIs              int
+	SyncRAMBytes      int
+	Counter, Expected uint64
 	// Kernel lock contention: acquisitions that found it held, time spun.
 	KernelLockContended int
 	KernelLockSpinUS    float64
@@ -156,7 +178,7 @@ func (w *csWorkload) notifyTask(t *TCB, next *TCB) {
 // defaults); a bad value is an error naming it.
 func RunCriticalSection(ctx context.Context, variant string, values map[string]float64, seed uint64, trace bool) (CSResult, error) {
 	var res CSResult
-	wp := WorkloadParams()
+	wp := append(WorkloadParams(), TraceParams()...)
 	for _, p := range wp {
 		if v, ok := values[p.Key]; ok {
 			if err := wp.Set(p.Key, v); err != nil {
@@ -231,7 +253,8 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 		k.SoC.Mem.Poke(w.tasks[0].valueAddr(0), 1) // the token starts with task0
 	}
 	if trace {
-		e.Trace = sim.NewTrace(0, 2*sim.Millisecond, 200_000)
+		from := sim.Time(wp.Get(KeyTraceFrom) * float64(sim.Millisecond))
+		e.Trace = sim.NewTrace(from, from+sim.Time(wp.Get(KeyTraceSpan)*float64(sim.Millisecond)), 200_000)
 	}
 	if err := k.startPeripheral(wp.Get(KeyPeriphHz), int64(wp.Get(KeyPeriphISR))); err != nil {
 		return res, err
@@ -255,6 +278,14 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	res.IRQLatencyUS = make([]float64, len(lat))
 	for i, l := range lat {
 		res.IRQLatencyUS[i] = l.Micros()
+	}
+	for cause := range res.IRQBlameUS {
+		res.IRQBlameUS[cause] = make([]float64, len(lat))
+	}
+	for i, sh := range k.IRQBlame() {
+		for cause, d := range sh {
+			res.IRQBlameUS[cause][i] = d.Micros()
+		}
 	}
 	res.MaxIRQUS, res.P99IRQUS = maxAndP99(res.IRQLatencyUS)
 	res.ContextSwitches = k.Switches
@@ -286,6 +317,7 @@ func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
 		k.work(p, isrCycles)
 		k.flush(p)
 	}
+	k.blameLog = &blameLog{core: 0}
 	core := k.SoC.Cores[0]
 	var startErr error
 	k.E.At(phase, sim.NewEvent(func() {

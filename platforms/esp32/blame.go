@@ -1,0 +1,101 @@
+package esp32
+
+import "synclab/sim"
+
+// BlameCause is what kept core 0 from taking the peripheral interrupt
+// (level 1) during part of its latency.
+type BlameCause uint8
+
+// Causes of peripheral-interrupt latency, in report order.
+const (
+	// BlameCritical: a task's taskENTER_CRITICAL section (interrupts masked
+	// to XCHAL_EXCM_LEVEL), counted from its RSIL to the restoring one.
+	BlameCritical BlameCause = iota
+	// BlameCrosscore: the crosscore (yield) ISR, entry and exit included,
+	// up to a context switch it makes.
+	BlameCrosscore
+	// BlameTick: the FreeRTOS tick ISR, up to a context switch it makes.
+	BlameTick
+	// BlameSwitch: a context switch from an ISR (register save and restore,
+	// the rest of the handler and its exit in the incoming task).
+	BlameSwitch
+	// BlameEntry: the peripheral interrupt's own entry (irq_entry_cycles),
+	// and any time it waited while nothing was masking it (none expected).
+	BlameEntry
+	// BlamePeripheral: the peripheral's own handler (marks its span in the
+	// log; it cannot delay itself).
+	BlamePeripheral
+	numBlameCauses
+)
+
+var blameNames = [...]string{"critical", "crosscore_isr", "tick_isr", "switch", "entry", "peripheral_isr"}
+
+func (b BlameCause) String() string { return blameNames[b] }
+
+// BlameCauses lists the causes a latency is split into (BlamePeripheral
+// never delays its own interrupt and is left out).
+var BlameCauses = []BlameCause{BlameCritical, BlameCrosscore, BlameTick, BlameSwitch, BlameEntry}
+
+// blameLog records, for the core that takes the peripheral interrupt, when
+// it began each stretch that masks level-1 interrupts and what the stretch
+// was, in a ring that covers far more than the longest latency (a stretch
+// the ring has lost is never needed: an interrupt is taken within one
+// masked chain). At the peripheral handler's start the stretches since the
+// interrupt's assertion are summed by cause.
+type blameLog struct {
+	core int
+	t    [blameRing]sim.Time
+	c    [blameRing]BlameCause
+	n    uint64
+	// shares holds, per peripheral interrupt taken, its latency split by
+	// cause (aligned with the core's IRQLatency for the line).
+	shares [][numBlameCauses]sim.Time
+}
+
+const blameRing = 256
+
+// mark starts a stretch of cause at t (t never precedes the last mark).
+func (b *blameLog) mark(t sim.Time, cause BlameCause) {
+	i := b.n % blameRing
+	b.t[i], b.c[i] = t, cause
+	b.n++
+}
+
+// attribute splits the latency of the peripheral interrupt whose handler
+// starts now, asserted at asserted and entered at entered, by the causes
+// of the stretches that overlap [asserted, entered), and appends it.
+func (b *blameLog) attribute(asserted, entered, now sim.Time) {
+	var s [numBlameCauses]sim.Time
+	end := entered
+	for j := b.n; j > 0 && end > asserted && b.n-j < blameRing; j-- {
+		i := (j - 1) % blameRing
+		start := max(b.t[i], asserted)
+		if start < end {
+			s[b.c[i]] += end - start
+		}
+		end = min(end, b.t[i])
+	}
+	if end > asserted { // before the oldest stretch logged: unattributed
+		s[BlameEntry] += end - asserted
+	}
+	s[BlameEntry] += now - entered
+	b.shares = append(b.shares, s)
+}
+
+// blame marks a stretch of cause starting on p's core c where its code now
+// is (after its owed cycles), if c is the logged core.
+func (k *Kernel) blame(p *sim.Proc, c int, cause BlameCause) {
+	if b := k.blameLog; b != nil && b.core == c {
+		b.mark(p.Now()+p.Core().Cycles(k.cpu[c].owed), cause)
+	}
+}
+
+// IRQBlame returns, per peripheral interrupt taken on core 0, its latency
+// split by cause (index with a BlameCause), or nil when the peripheral is
+// not running.
+func (k *Kernel) IRQBlame() [][numBlameCauses]sim.Time {
+	if k.blameLog == nil {
+		return nil
+	}
+	return k.blameLog.shares
+}
