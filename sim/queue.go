@@ -6,7 +6,7 @@ import "slices"
 // each spanning 1<<shift picoseconds and sorted by (time, sequence). A
 // push lands in the bucket of its time; a pop serves the current bucket.
 // Both are O(1) on average, where a heap pays O(log n) mispredicted
-// comparisons. The ring doubles or halves with the number of entries and
+// comparisons. The ring doubles with the number of entries (it never shrinks) and
 // the width follows the spacing of the earliest entries.
 type calQueue struct {
 	b     []bucket
@@ -73,6 +73,12 @@ func (q *calQueue) push(x entry) {
 	}
 	k := int64(x.t) >> q.shift
 	bk := &q.b[k&q.mask]
+	if len(bk.items) == cap(bk.items) && bk.head > 0 {
+		// A bucket served while it fills: reuse the served prefix
+		// instead of growing forever.
+		n := copy(bk.items, bk.items[bk.head:])
+		bk.items, bk.head = bk.items[:n], 0
+	}
 	it := append(bk.items, x)
 	i := len(it) - 1
 	for i > bk.head && x.less(it[i-1]) {
@@ -152,13 +158,30 @@ func (q *calQueue) pop() entry {
 		bk.items, bk.head = bk.items[:0], 0
 	}
 	q.n--
-	switch {
-	case q.n < smallMax/4:
+	if q.n < smallMax/4 {
 		q.toSmall()
-	case q.n < len(q.b)/2 && len(q.b) > 16:
-		q.resize(len(q.b) / 2)
 	}
 	return x
+}
+
+// ensure empties the ring and makes it at least nb buckets long. The ring
+// never shrinks and buckets keep their capacity: a run whose event count
+// swings allocates nothing after warming up (allocation here made parallel
+// runs contend on the garbage collector).
+func (q *calQueue) ensure(nb int) {
+	if nb <= len(q.b) {
+		for i := range q.b {
+			q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
+		}
+		return
+	}
+	old := q.b
+	q.alloc(nb)
+	for i := range old {
+		if cap(old[i].items) > cap(q.b[i].items) {
+			q.b[i].items = old[i].items[:0]
+		}
+	}
 }
 
 // toSmall moves the entries back into the sorted slice.
@@ -202,13 +225,7 @@ func (q *calQueue) resize(nb int) {
 			shift++
 		}
 	}
-	if nb == len(q.b) {
-		for i := range q.b {
-			q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
-		}
-	} else {
-		q.alloc(nb)
-	}
+	q.ensure(nb)
 	q.shift = shift
 	q.topOK = false
 	q.n = 0

@@ -224,7 +224,7 @@ func TestBenchSweepIsShort(t *testing.T) {
 		wantLabel string
 		duration  float64
 	}{
-		{"", nil, "rk3399-spinlock-wait", "rk3399-spinlock-wait variant wfe duration_ms=100", 100},
+		{"", nil, "rk3399-spinlock-wait", "rk3399-spinlock-wait variant wfe duration_ms=300", 300},
 		{"", []string{"duration_ms=5"}, "rk3399-spinlock-wait", "rk3399-spinlock-wait variant wfe duration_ms=5", 5},
 		{"cli-fixture", nil, "cli-fixture", "cli-fixture variant a", 0},
 	}
