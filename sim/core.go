@@ -65,6 +65,11 @@ type CoreConfig struct {
 	WakeCycles int64
 	// HitCycles: cost of an access that hits in the core's own cache.
 	HitCycles int64
+	// HighLineFirst dispatches, among pending lines of one level, the
+	// highest-numbered first (Xtensa as ESP-IDF dispatches: find_ms_setbit);
+	// otherwise the lowest-numbered first (like an ARM GIC among equal
+	// priorities).
+	HighLineFirst bool
 	// EventStream is the period of the architected timer's event stream,
 	// which wakes WFE (0: off); EventPhase offsets it per core.
 	EventStream, EventPhase Time

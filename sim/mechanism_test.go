@@ -410,3 +410,29 @@ func TestDeadlockNamesHardwareWait(t *testing.T) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
 }
+
+// Pending lines of one level are dispatched lowest-numbered first, or
+// highest first on a core configured like ESP-IDF's Xtensa dispatcher.
+func TestDispatchOrderWithinLevel(t *testing.T) {
+	for _, high := range []bool{false, true} {
+		r := newRig(t, 1, false, func(c *CoreConfig) { c.HighLineFirst = high })
+		c := r.e.Cores()[0]
+		var order []IRQ
+		c.SetHandler(func(p *Proc, irq IRQ) { order = append(order, irq) })
+		r.e.Spawn(c, "task", func(p *Proc) {
+			prev := p.Mask(1)
+			c.Raise(6)
+			c.Raise(13)
+			c.Raise(10)
+			p.Restore(prev)
+		})
+		r.run(t)
+		want := []IRQ{6, 10, 13}
+		if high {
+			want = []IRQ{13, 10, 6}
+		}
+		if len(order) != 3 || order[0] != want[0] || order[1] != want[1] || order[2] != want[2] {
+			t.Errorf("HighLineFirst=%v: order %v, want %v", high, order, want)
+		}
+	}
+}

@@ -236,14 +236,15 @@ func (p *Proc) Restore(level int) {
 }
 
 // takeInterrupts runs every deliverable pending interrupt, highest line
-// level first, each with the core's entry and exit costs.
+// level first (within a level, in the core's dispatch order), each with the
+// core's entry and exit costs.
 func (p *Proc) takeInterrupts() {
 	c := p.core
 	for c.deliverable() {
 		best, bestLvl := IRQ(0), 0
 		for q := c.pending; q != 0; q &= q - 1 {
 			irq := trailing(q)
-			if l := c.lineLvl[irq]; l > c.level && l > bestLvl {
+			if l := c.lineLvl[irq]; l > c.level && (l > bestLvl || l == bestLvl && c.Cfg.HighLineFirst) {
 				best, bestLvl = irq, l
 			}
 		}
