@@ -24,17 +24,50 @@ type calQueue struct {
 
 	// Below smallMax entries the queue is one sorted slice: a handful of
 	// irregularly spaced events (two cores and a tick) suit no calendar.
-	small  []entry
-	smallH int
-	isCal  bool
+	small bucket
+	isCal bool
 }
 
 const smallMax = 48
 
+// bucket holds entries sorted by (time, sequence); those before head
+// were served.
 type bucket struct {
 	items []entry
 	head  int
 }
+
+// insert places x among the unserved entries, in order.
+func (b *bucket) insert(x entry) {
+	if len(b.items) == cap(b.items) && b.head > 0 {
+		// A bucket served while it fills: reuse the served prefix
+		// instead of growing forever.
+		n := copy(b.items, b.items[b.head:])
+		b.items, b.head = b.items[:n], 0
+	}
+	it := append(b.items, x)
+	i := len(it) - 1
+	for i > b.head && x.less(it[i-1]) {
+		it[i] = it[i-1]
+		i--
+	}
+	it[i] = x
+	b.items = it
+}
+
+// take removes and returns the earliest entry; the bucket must not be
+// empty.
+func (b *bucket) take() entry {
+	x := b.items[b.head]
+	b.head++
+	if b.head == len(b.items) {
+		b.items, b.head = b.items[:0], 0
+	}
+	return x
+}
+
+// rest returns the unserved entries.
+func (b *bucket) rest() []entry { return b.items[b.head:] }
 
 func newCalQueue() *calQueue {
 	q := &calQueue{shift: 10}
@@ -56,14 +89,7 @@ func (q *calQueue) alloc(nb int) {
 
 func (q *calQueue) push(x entry) {
 	if !q.isCal {
-		it := append(q.small, x)
-		i := len(it) - 1
-		for i > q.smallH && x.less(it[i-1]) {
-			it[i] = it[i-1]
-			i--
-		}
-		it[i] = x
-		q.small = it
+		q.small.insert(x)
 		q.n++
 		if q.n > smallMax {
 			q.isCal = true
@@ -72,21 +98,7 @@ func (q *calQueue) push(x entry) {
 		return
 	}
 	k := int64(x.t) >> q.shift
-	bk := &q.b[k&q.mask]
-	if len(bk.items) == cap(bk.items) && bk.head > 0 {
-		// A bucket served while it fills: reuse the served prefix
-		// instead of growing forever.
-		n := copy(bk.items, bk.items[bk.head:])
-		bk.items, bk.head = bk.items[:n], 0
-	}
-	it := append(bk.items, x)
-	i := len(it) - 1
-	for i > bk.head && x.less(it[i-1]) {
-		it[i] = it[i-1]
-		i--
-	}
-	it[i] = x
-	bk.items = it
+	q.b[k&q.mask].insert(x)
 	if k < q.cur {
 		q.cur = k
 	}
@@ -103,7 +115,7 @@ func (q *calQueue) push(x entry) {
 // its bucket; q.n must be > 0.
 func (q *calQueue) min() entry {
 	if !q.isCal {
-		return q.small[q.smallH]
+		return q.small.items[q.small.head]
 	}
 	if q.topOK {
 		return q.top
@@ -139,24 +151,12 @@ func (q *calQueue) find() entry {
 
 func (q *calQueue) pop() entry {
 	if !q.isCal {
-		x := q.small[q.smallH]
-		q.smallH++
 		q.n--
-		if q.smallH == len(q.small) {
-			q.small, q.smallH = q.small[:0], 0
-		} else if q.smallH > 1024 && q.smallH > len(q.small)/2 {
-			q.small = append(q.small[:0], q.small[q.smallH:]...)
-			q.smallH = 0
-		}
-		return x
+		return q.small.take()
 	}
-	x := q.min()
+	q.min() // leaves q.cur at the earliest entry's bucket
 	q.topOK = false
-	bk := &q.b[q.cur&q.mask]
-	bk.head++
-	if bk.head == len(bk.items) {
-		bk.items, bk.head = bk.items[:0], 0
-	}
+	x := q.b[q.cur&q.mask].take()
 	q.n--
 	if q.n < smallMax/4 {
 		q.toSmall()
@@ -187,8 +187,7 @@ func (q *calQueue) ensure(nb int) {
 // toSmall moves the entries back into the sorted slice.
 func (q *calQueue) toSmall() {
 	all := q.collect()
-	q.small = append(q.small[:0], all...)
-	q.smallH = 0
+	q.small.items, q.small.head = append(q.small.items[:0], all...), 0
 	for i := range q.b {
 		q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
 	}
@@ -197,10 +196,10 @@ func (q *calQueue) toSmall() {
 
 // collect returns every entry of the calendar in order, in q.scratch.
 func (q *calQueue) collect() []entry {
-	all := append(q.scratch[:0], q.small[q.smallH:]...)
-	q.small, q.smallH = q.small[:0], 0
+	all := append(q.scratch[:0], q.small.rest()...)
+	q.small.items, q.small.head = q.small.items[:0], 0
 	for i := range q.b {
-		all = append(all, q.b[i].items[q.b[i].head:]...)
+		all = append(all, q.b[i].rest()...)
 	}
 	slices.SortFunc(all, func(a, b entry) int {
 		if a.less(b) {
