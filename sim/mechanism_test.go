@@ -292,6 +292,21 @@ func TestComputePreemptedByInterrupt(t *testing.T) {
 	}
 }
 
+// spinCAS takes the lock word at ramBase (free is 0) with SpinCAS, or with
+// the explicit retry loop it stands for (a 40-cycle loop body).
+func spinCAS(p *Proc, analytic bool, me uint64) {
+	if analytic {
+		p.SpinCAS(ramBase, 0, me, 40)
+		return
+	}
+	for {
+		if _, ok := p.CAS(ramBase, 0, me); ok {
+			return
+		}
+		p.Compute(40)
+	}
+}
+
 // Spinning analytically costs what the explicit loop costs: the spinner
 // acquires the lock at the first poll after the release lands.
 func TestSpinCASMatchesExplicitLoop(t *testing.T) {
@@ -302,16 +317,7 @@ func TestSpinCASMatchesExplicitLoop(t *testing.T) {
 			var got Time
 			r.e.Spawn(r.e.Cores()[1], "spinner", func(p *Proc) {
 				p.Delay(30 * Nanosecond)
-				if analytic {
-					p.SpinCAS(ramBase, 0, 2, 40)
-				} else {
-					for {
-						if _, ok := p.CAS(ramBase, 0, 2); ok {
-							break
-						}
-						p.Compute(40)
-					}
-				}
+				spinCAS(p, analytic, 2)
 				got = p.Now()
 			})
 			r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) { p.Delay(1003 * Nanosecond); p.Store(ramBase, 0) })
@@ -359,16 +365,7 @@ func TestSpinCASUncachedHandOff(t *testing.T) {
 		var got Time
 		r.e.Spawn(r.e.Cores()[2], "spinner", func(p *Proc) {
 			p.Delay(30 * Nanosecond)
-			if analytic {
-				p.SpinCAS(ramBase, 0, 3, 40)
-			} else {
-				for {
-					if _, ok := p.CAS(ramBase, 0, 3); ok {
-						break
-					}
-					p.Compute(40)
-				}
-			}
+			spinCAS(p, analytic, 3)
 			got = p.Now()
 		})
 		r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) {
