@@ -100,6 +100,7 @@ var csMetrics = []Metric{
 	{Name: "worst_irq_crosscore_isr_us", Unit: "us", Better: Lower, Doc: "of the worst latency: time in the crosscore (yield) ISR before any context switch"},
 	{Name: "worst_irq_tick_isr_us", Unit: "us", Better: Lower, Doc: "of the worst latency: time in the tick ISR before any context switch"},
 	{Name: "worst_irq_switch_us", Unit: "us", Better: Lower, Doc: "of the worst latency: context switch from an ISR (save, restore, handler tail and exit)"},
+	{Name: "worst_irq_in_flight_us", Unit: "us", Better: Lower, Doc: "of the worst latency: a memory access of unmasked code in flight at the assertion (an SRAM or PSRAM stall is not interruptible)"},
 	{Name: "worst_irq_entry_us", Unit: "us", Better: Lower, Doc: "of the worst latency: the interrupt's own entry (irq_entry_cycles) and any unmasked wait"},
 	{Name: "energy_mj", Unit: "mJ", Better: Lower, Doc: "energy of both cores (datasheet modem-sleep currents split per core; comparative only)"},
 }

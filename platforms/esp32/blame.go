@@ -3,7 +3,8 @@ package esp32
 import "synclab/sim"
 
 // BlameCause is what kept core 0 from taking the peripheral interrupt
-// (level 1) during part of its latency.
+// (level 1) during part of its latency: a stretch that masks level-1
+// interrupts, or an access in flight that the core cannot interrupt.
 type BlameCause uint8
 
 // Causes of peripheral-interrupt latency, in report order.
@@ -19,6 +20,11 @@ const (
 	// BlameSwitch: a context switch from an ISR (register save and restore,
 	// the rest of the handler and its exit in the incoming task).
 	BlameSwitch
+	// BlameInFlight: a memory access of unmasked code that was in flight
+	// when the interrupt was asserted (a load or store to SRAM or PSRAM
+	// stalls the core until it completes; the interrupt is taken at the
+	// next instruction boundary).
+	BlameInFlight
 	// BlameEntry: the peripheral interrupt's own entry (irq_entry_cycles),
 	// and any time it waited while nothing was masking it (none expected).
 	BlameEntry
@@ -28,19 +34,19 @@ const (
 	numBlameCauses
 )
 
-var blameNames = [...]string{"critical", "crosscore_isr", "tick_isr", "switch", "entry", "peripheral_isr"}
+var blameNames = [...]string{"critical", "crosscore_isr", "tick_isr", "switch", "in_flight", "entry", "peripheral_isr"}
 
 func (b BlameCause) String() string { return blameNames[b] }
 
 // BlameCauses lists the causes a latency is split into (BlamePeripheral
 // never delays its own interrupt and is left out).
-var BlameCauses = []BlameCause{BlameCritical, BlameCrosscore, BlameTick, BlameSwitch, BlameEntry}
+var BlameCauses = []BlameCause{BlameCritical, BlameCrosscore, BlameTick, BlameSwitch, BlameInFlight, BlameEntry}
 
 // blameLog records, for the core that takes the peripheral interrupt, when
-// it began each stretch that masks level-1 interrupts and what the stretch
-// was, in a ring that covers far more than the longest latency (a stretch
-// the ring has lost is never needed: an interrupt is taken within one
-// masked chain). At the peripheral handler's start the stretches since the
+// it began each stretch that keeps level-1 interrupts out (a masked section,
+// an ISR, an unmasked access in flight) and what the stretch was, in a ring
+// that covers far more than the longest latency (a stretch the ring has
+// lost is never needed: an interrupt is taken within one masked chain). At the peripheral handler's start the stretches since the
 // interrupt's assertion are summed by cause.
 type blameLog struct {
 	core int

@@ -282,14 +282,46 @@ func (k *Kernel) guardedStore(p *sim.Proc, a sim.Addr, v uint64) {
 	k.SoC.Mem.Poke(a, v)
 }
 
-func (k *Kernel) load(p *sim.Proc, a sim.Addr) uint64 {
+// boundary runs the owed cycles, then takes the interrupts deliverable at
+// the instruction boundary reached. A memory access cannot be interrupted
+// (sim: the core stalls until it completes), so an interrupt asserted while
+// one was in flight is pending when it ends, and the core takes it before
+// the next instruction, whatever that is: a further load or store, or the
+// RSIL of a critical section (which would otherwise mask it for the whole
+// section). Compute takes it by itself; call boundary where the next step
+// is no Compute.
+func (k *Kernel) boundary(p *sim.Proc) {
 	k.flush(p)
-	return p.Load(a)
+	p.Restore(p.Core().Level())
+}
+
+// load and store are a simulated access to a shared word (a lock word, a
+// global variable) at an instruction boundary. With interrupts unmasked,
+// the access's stall is logged as BlameInFlight: a peripheral interrupt
+// asserted during it waits for it to complete.
+func (k *Kernel) load(p *sim.Proc, a sim.Addr) uint64 {
+	k.boundary(p)
+	unmasked := p.Core().Level() == 0
+	if unmasked {
+		k.blame(p, coreID(p), BlameInFlight)
+	}
+	v := p.Load(a)
+	if unmasked {
+		k.blame(p, coreID(p), BlameEntry)
+	}
+	return v
 }
 
 func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) {
-	k.flush(p)
+	k.boundary(p)
+	unmasked := p.Core().Level() == 0
+	if unmasked {
+		k.blame(p, coreID(p), BlameInFlight)
+	}
 	p.Store(a, v)
+	if unmasked {
+		k.blame(p, coreID(p), BlameEntry)
+	}
 }
 
 // ---- port.c critical sections ----------------------------------------
@@ -304,7 +336,7 @@ func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) {
 // RSIL runs unmasked, so an unpinned task can be preempted there and resume
 // on the other core, and a core number read earlier would be stale.
 func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
-	k.flush(p) // code before the RSIL runs unmasked (and may migrate the task)
+	k.boundary(p) // code before the RSIL runs unmasked (and may migrate the task)
 	prev := p.Mask(excmLevel)
 	c := coreID(p) // fixed from here until the outermost exit
 	pc := &k.cpu[c]

@@ -10,7 +10,8 @@ import (
 const NumCores = 2
 
 // Interrupt lines used by the model. The ESP32 routes peripheral sources to
-// 32 CPU interrupt lines per core; the numbers only order lines of equal level.
+// 32 CPU interrupt lines per core; the numbers only order lines of equal level
+// (the highest-numbered pending line is dispatched first: see NewSoC).
 const (
 	IRQTick       sim.IRQ = 6  // internal timer 0 (CCOMPARE0), level 1: the FreeRTOS tick
 	IRQCrosscore  sim.IRQ = 10 // FROM_CPU_INTR0/1 routed by esp_crosscore_int_init, level 1
@@ -56,6 +57,10 @@ func NewSoC(e *sim.Engine, cfg Config) (*SoC, error) {
 			IRQEntry: cfg.IRQEntry, IRQExit: cfg.IRQExit,
 			// waiti: the core wakes within a few cycles of the interrupt (ASSUME, folded in irq_entry_cycles)
 			WakeCycles: 0, HitCycles: 1,
+			// The level-1 dispatcher takes the highest-numbered pending
+			// interrupt first (CODE: esp-idf components/xtensa/xtensa_vectors.S,
+			// dispatch_c_isr: find_ms_setbit a3, a4, a3, 0).
+			HighLineFirst: true,
 		})
 		if err != nil {
 			return nil, err
