@@ -328,7 +328,8 @@ func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) {
 
 // enterCritical is taskENTER_CRITICAL(mux) (port.c xPortEnterCriticalTimeout
 // with spinlock_acquire): raise the interrupt level to XCHAL_EXCM_LEVEL,
-// take the spinlock (or nest it when this core owns it), count the nesting.
+// read the owner word, take the spinlock with S32C1I (or nest it when the
+// word shows this core), count the nesting.
 //
 // The core is read only once interrupts are masked, as port.c does
 // (XTOS_SET_INTLEVEL first, then spinlock_acquire's RSR PRID and
@@ -343,7 +344,14 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 	if prev == 0 {
 		k.blame(p, c, BlameCritical)
 	}
-	if m.owner == c {
+	// spinlock_acquire reads lock->owner first (a plain l32i of the owner
+	// word, at the shared SRAM port like any access): its own core id means
+	// a nested acquire, anything else leads to the S32C1I attempts, even
+	// when the word shows the other core's id (CODE: esp-idf v5.x
+	// components/esp_hw_support/include/spinlock.h, spinlock_acquire:
+	// `if (lock->owner == core_id)` before the first esp_cpu_compare_and_set).
+	k.flush(p)
+	if p.Load(m.Addr) == coreIDRegval[c] {
 		m.count++
 	} else {
 		m.Acquires++
@@ -399,6 +407,10 @@ func (k *Kernel) release(p *sim.Proc, m *PortMux) bool {
 	}
 	m.count--
 	if m.count == 0 {
+		// The holder's owed cycles run before the releasing store: until it
+		// issues, the lock is held (the mirror must say so, or a core that
+		// arrives meanwhile spins without being counted as contended).
+		k.flush(p)
 		m.owner = -1
 		k.store(p, m.Addr, spinlockFree)
 		if tr := k.E.Trace; tr != nil {

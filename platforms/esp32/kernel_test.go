@@ -316,3 +316,34 @@ func TestDeadlockReported(t *testing.T) {
 		}
 	}
 }
+
+// xTaskCheckForTimeOut takes xKernelLock even for portMAX_DELAY (IDF tests
+// the timeout inside the critical section): a check made while the other
+// core holds the lock waits for it.
+func TestTimeoutCheckTakesKernelLock(t *testing.T) {
+	for _, ticks := range []uint32{PortMaxDelay, 5} {
+		e, k := newTestKernel(t, nil)
+		const hold = 24_000 // 100 us at 240 MHz
+		var waited sim.Time
+		mustTask(t, k, "holder", 5, 0, func(tcb *TCB) {
+			tcb.EnterCritical(k.KernelLock)
+			tcb.Work(hold)
+			tcb.ExitCritical(k.KernelLock)
+		})
+		mustTask(t, k, "checker", 5, 1, func(tcb *TCB) {
+			tcb.Work(hold / 10) // the holder has the lock by now
+			t0 := tcb.Now()
+			if k.xTaskCheckForTimeOut(tcb.Proc, tcb, ticks, k.TickCount()+ticks) {
+				t.Errorf("ticks %d: timed out at once", ticks)
+			}
+			waited = tcb.Now() - t0
+		})
+		run(t, e, k)
+		if min := k.SoC.Cores[1].Cycles(hold * 8 / 10); waited < min {
+			t.Errorf("ticks %d: check took %v, want >= %v (waiting for xKernelLock)", ticks, waited, min)
+		}
+		if k.KernelLock.Contended == 0 {
+			t.Errorf("ticks %d: xKernelLock never contended", ticks)
+		}
+	}
+}

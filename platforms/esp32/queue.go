@@ -113,7 +113,8 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 			k.exitCritical(p, s.Lock)
 			return false
 		}
-		if !entrySet { // vTaskInternalSetTimeOutState
+		if !entrySet {
+			k.vTaskInternalSetTimeOutState(p)
 			deadline, entrySet = k.tickCount+ticks, true
 			t.timedOut = false
 		}
@@ -156,15 +157,34 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 }
 
 // xTaskCheckForTimeOut reports whether the wait that began with deadline has
-// expired (under xKernelLock in IDF).
+// expired. IDF takes xKernelLock first, whatever the timeout: the
+// portMAX_DELAY test is inside the critical section; a wait that goes on
+// re-arms its timeout state (vTaskInternalSetTimeOutState, nesting the
+// lock) (CODE: esp-idf v5.x components/freertos/FreeRTOS-Kernel/tasks.c,
+// xTaskCheckForTimeOut: taskENTER_CRITICAL( &xKernelLock ) before
+// `if( *pxTicksToWait == portMAX_DELAY )`).
 func (k *Kernel) xTaskCheckForTimeOut(p *sim.Proc, t *TCB, ticks, deadline uint32) bool {
-	if ticks == PortMaxDelay {
-		return false
-	}
 	k.enterCritical(p, k.KernelLock)
-	expired := t.timedOut || int32(k.tickCount-deadline) >= 0
+	expired := false
+	if ticks != PortMaxDelay {
+		expired = t.timedOut || int32(k.tickCount-deadline) >= 0
+		if !expired {
+			k.vTaskInternalSetTimeOutState(p)
+		}
+	}
 	k.exitCritical(p, k.KernelLock)
 	return expired
+}
+
+// vTaskInternalSetTimeOutState records the tick count and overflow count a
+// wait starts from. On SMP IDF wraps the two stores in xKernelLock, so a
+// tick on the other core cannot split them (CODE: esp-idf v5.x tasks.c,
+// vTaskInternalSetTimeOutState, `#if ( configNUM_CORES > 1 )
+// taskENTER_CRITICAL( &xKernelLock )`). The model keeps the deadline in Go;
+// this charges the lock.
+func (k *Kernel) vTaskInternalSetTimeOutState(p *sim.Proc) {
+	k.enterCritical(p, k.KernelLock)
+	k.exitCritical(p, k.KernelLock)
 }
 
 // pvTaskIncrementMutexHeldCount counts the mutex against the taking task and
