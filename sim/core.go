@@ -126,10 +126,9 @@ type Core struct {
 	pendingAt Time
 
 	// State accounting.
-	state    State
-	since    Time
-	resid    []Time
-	traceBeg Time
+	state State
+	since Time
+	resid []Time
 
 	// Interrupts.
 	level    int      // current interrupt level: lines at or below it are masked

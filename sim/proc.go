@@ -26,7 +26,6 @@ type Proc struct {
 	waitOn   string // what it waits on, for deadlock reports
 	spinning bool   // on its core's spin address: formatted only when a report asks
 	inIRQ    int    // interrupt handlers this context is inside (nested)
-	err      error
 
 	// Data is free for OS models (a task control block).
 	Data any
