@@ -106,7 +106,7 @@ var csMetrics = []Metric{
 }
 
 func runESP32CriticalSection(ctx context.Context, spec RunSpec) (RunResult, error) {
-	r, err := esp32.RunCriticalSection(ctx, spec.Variant, spec.Params, spec.Seed, spec.Trace)
+	r, err := esp32.RunCriticalSection(ctx, spec.Variant, spec.Params, spec.Seed, esp32.RunOptions{Trace: spec.Trace})
 	if err != nil {
 		return RunResult{}, err
 	}

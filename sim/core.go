@@ -136,7 +136,7 @@ type Core struct {
 	raisedAt [64]Time // assertion time of each pending line
 	lineLvl  [64]int  // level of each line (>= 1)
 	handler  Handler
-	latency  map[IRQ][]Time
+	latency  [64][]Time
 
 	// ARM event register and exclusive monitor.
 	event   bool
@@ -160,7 +160,7 @@ func (e *Engine) AddCore(cfg CoreConfig) (*Core, error) {
 		return nil, err
 	}
 	c := &Core{ID: len(e.cores), Cfg: cfg, Clock: Clock{cfg.Hz}, e: e, monLine: -1,
-		resid: make([]Time, int(StateIdle0)+len(cfg.Idle)), latency: map[IRQ][]Time{}}
+		resid: make([]Time, int(StateIdle0)+len(cfg.Idle))}
 	c.resumeEv = NewEvent(c.resume, false)
 	c.resumeEv.core = c
 	for i := range c.lineLvl {
@@ -268,6 +268,9 @@ func (c *Core) IRQLatency(irq IRQ) []Time { return c.latency[irq] }
 // Pending reports whether any interrupt is pending on the core, masked or
 // not (what wakes WFI).
 func (c *Core) Pending() bool { return c.pending != 0 }
+
+// LinePending reports whether line irq is pending on the core.
+func (c *Core) LinePending(irq IRQ) bool { return c.pending&(1<<irq) != 0 }
 
 // Level returns the current interrupt level.
 func (c *Core) Level() int { return c.level }

@@ -65,6 +65,12 @@ type Engine struct {
 	err        error  // set by Proc.Fail
 	faults     Faults
 	frand      *rand.Rand
+
+	// Fast-forward and the components it reads.
+	ff      *ffwd
+	timers  []*Timer
+	devices []*Device
+	streams []*countSrc
 }
 
 // Faults injects hardware faults into a run.
@@ -111,7 +117,9 @@ func (e *Engine) Seed() uint64 { return e.seed }
 func (e *Engine) Stream(name string) *rand.Rand {
 	h := fnv.New64a()
 	h.Write([]byte(name))
-	return rand.New(rand.NewPCG(e.seed, h.Sum64()))
+	src := &countSrc{pcg: rand.NewPCG(e.seed, h.Sum64())}
+	e.streams = append(e.streams, src)
+	return rand.New(src)
 }
 
 // At schedules ev to fire at time t, moving it if already pending.

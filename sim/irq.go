@@ -17,6 +17,7 @@ type Timer struct {
 func (c *Core) NewTimer(irq IRQ) *Timer {
 	t := &Timer{c: c, irq: irq}
 	t.ev = NewEvent(t.fire, true)
+	c.e.timers = append(c.e.timers, t)
 	return t
 }
 
@@ -90,6 +91,7 @@ func (c *Core) NewDevice(name string, irq IRQ, mean Time, random bool) (*Device,
 	}
 	d := &Device{Name: name, c: c, irq: irq, mean: mean, random: random, stream: c.e.Stream("device/" + name)}
 	d.ev = NewEvent(d.fire, true)
+	c.e.devices = append(c.e.devices, d)
 	c.e.At(c.e.now+d.gap(), d.ev)
 	return d, nil
 }

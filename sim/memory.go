@@ -47,6 +47,8 @@ type region struct {
 	Region
 	words []uint64
 	lines []line
+	// seen marks the words and lines in Memory.touched (fast-forward only).
+	seenW, seenL []uint64
 }
 
 // Memory is the simulated memory system of an engine: regions, coherence
@@ -57,8 +59,16 @@ type Memory struct {
 	coh      Coherence
 	lineBits uint
 	regions  []*region
-	busy     Time   // when the uncached memory port is next free
-	pollers  uint64 // cores whose spinning polls occupy the port periodically
+	busy     Time    // when the uncached memory port is next free
+	pollers  uint64  // cores whose spinning polls occupy the port periodically
+	touched  []touch // words and lines used since fast-forward began
+}
+
+// touch is a word or a line fast-forward records.
+type touch struct {
+	r    int
+	word bool
+	i    int
 }
 
 // NewMemory creates the engine's memory. The line size must be a power of
@@ -121,13 +131,34 @@ func (m *Memory) find(a Addr) (*region, int, int) {
 	if a%8 != 0 {
 		panic(&AddrError{a, "not aligned to an 8-byte word"})
 	}
-	for _, r := range m.regions {
+	for ri, r := range m.regions {
 		if a >= r.Base && a < r.Base+Addr(r.Size) {
 			off := uint64(a - r.Base)
-			return r, int(off >> 3), int(off >> m.lineBits)
+			w, li := int(off>>3), int(off>>m.lineBits)
+			if m.e.ff != nil {
+				m.note(ri, r, w, li)
+			}
+			return r, w, li
 		}
 	}
 	panic(&AddrError{a, "in no memory region"})
+}
+
+// note adds word w and line li of region r to the state fast-forward
+// records, the first time they are used.
+func (m *Memory) note(ri int, r *region, w, li int) {
+	if r.seenW == nil {
+		r.seenW = make([]uint64, (len(r.words)+63)/64)
+		r.seenL = make([]uint64, (len(r.lines)+63)/64)
+	}
+	if r.seenW[w/64]&(1<<(w%64)) == 0 {
+		r.seenW[w/64] |= 1 << (w % 64)
+		m.touched = append(m.touched, touch{ri, true, w})
+	}
+	if r.seenL[li/64]&(1<<(li%64)) == 0 {
+		r.seenL[li/64] |= 1 << (li % 64)
+		m.touched = append(m.touched, touch{ri, false, li})
+	}
 }
 
 // Check reports whether a is a valid word address, as an error.
@@ -152,7 +183,11 @@ func (m *Memory) Misses(a Addr) uint64 {
 // and reports).
 func (m *Memory) Peek(a Addr) uint64 {
 	r, w, _ := m.find(a)
-	return r.words[w]
+	v := r.words[w]
+	if p := m.e.running; p != nil {
+		p.observe(v) // a model's read is part of what its process saw
+	}
+	return v
 }
 
 // Poke sets the value at a without simulating an access (initial state).
@@ -289,6 +324,7 @@ func (m *Memory) wrote(c *Core, ln *line, r *region, t Time) {
 func (p *Proc) Load(a Addr) uint64 {
 	r, w, _, _, done := p.e.mem.access(p.core, a, false, false)
 	v := r.words[w]
+	p.observe(v)
 	p.stall(done)
 	return v
 }
@@ -313,6 +349,7 @@ func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
 		r.words[w] = new
 		m.wrote(p.core, ln, r, lands)
 	}
+	p.observe(prev)
 	p.stall(done)
 	return prev, prev == old
 }
@@ -333,6 +370,7 @@ func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
 	prev := r.words[w]
 	r.words[w] = f(prev)
 	m.wrote(p.core, ln, r, lands)
+	p.observe(prev)
 	p.stall(done)
 	return prev
 }
@@ -348,6 +386,7 @@ func (p *Proc) LoadExclusive(a Addr) uint64 {
 	c.monLine, c.monReg = int64(li), r
 	ln.monitors |= 1 << c.ID
 	v := r.words[w]
+	p.observe(v)
 	p.stall(done)
 	return v
 }
@@ -360,6 +399,11 @@ func (p *Proc) StoreExclusive(a Addr, v uint64) bool {
 	r, _, li := m.find(a)
 	held := c.monReg == r && c.monLine == int64(li)
 	c.clearMonitor()
+	if held {
+		p.observe(1)
+	} else {
+		p.observe(0)
+	}
 	if !held {
 		p.Compute(c.Cfg.HitCycles)
 		return false
@@ -509,6 +553,7 @@ func (p *Proc) spin(st spinState, loop int64, try func() (uint64, bool)) uint64 
 		m.pollers &^= 1 << c.ID
 		switch cause {
 		case WakeSpinDone:
+			p.observe(c.sp.val)
 			return c.sp.val
 		case WakeInterrupt:
 			p.takeInterrupts()

@@ -27,6 +27,15 @@ type Proc struct {
 	spinning bool   // on its core's spin address: formatted only when a report asks
 	inIRQ    int    // interrupt handlers this context is inside (nested)
 
+	// For fast-forward: what it read since its last loop head, loop heads
+	// passed, times resumed, waits holding a time in a local, open loops.
+	hist    uint64
+	carry   uint64
+	marks   uint64
+	resumes uint64
+	dirty   int
+	loops   []*loopState
+
 	// Data is free for OS models (a task control block).
 	Data any
 }
@@ -81,6 +90,7 @@ func (c *Core) Start(p *Proc) {
 func (e *Engine) resume(p *Proc) {
 	for p != nil {
 		e.running = p
+		p.resumes++
 		if !p.daemon {
 			e.progress++
 		}
@@ -195,9 +205,11 @@ func (p *Proc) Compute(n int64) {
 	c := p.core
 	c.setState(c.runState())
 	left := c.Cycles(n)
+	p.dirty++ // start is a time held across the wait
 	for left > 0 {
 		start := p.e.now
 		if p.waitUntil(start+left, waitTimed) == WakeTimer {
+			p.dirty--
 			return
 		}
 		left -= p.e.now - start
@@ -205,6 +217,7 @@ func (p *Proc) Compute(n int64) {
 		c = p.core // a handler may have switched tasks; we resume on the core we now run on
 		c.setState(c.runState())
 	}
+	p.dirty--
 }
 
 // Delay lets d pass with the core executing (a calibrated busy loop).
@@ -239,7 +252,11 @@ func (p *Proc) Restore(level int) {
 // core's entry and exit costs.
 func (p *Proc) takeInterrupts() {
 	c := p.core
+	outer := p.hist
 	for c.deliverable() {
+		// A loop head: an idle task may never leave this loop, switched
+		// out by one handler and back in to take the next interrupt.
+		p.loopHead(outer)
 		best, bestLvl := IRQ(0), 0
 		for q := c.pending; q != 0; q &= q - 1 {
 			irq := trailing(q)
@@ -290,6 +307,7 @@ func (p *Proc) WFE() WakeCause {
 	}
 	c.event = false
 	c.Wakeups[cause]++
+	p.observe(uint64(cause))
 	c.setState(c.runState())
 	if cause == WakeInterrupt {
 		p.takeInterrupts()
@@ -353,6 +371,8 @@ func (p *Proc) Idle(k int) {
 func (p *Proc) Sleep(d Time) {
 	c := p.core
 	end := p.e.now + d
+	p.dirty++ // end is a time held across the waits
+	defer func() { p.dirty-- }()
 	p.SetWaiting("sleep until "+end.String(), true)
 	for p.e.now < end {
 		c.setState(StateWFI)

@@ -237,3 +237,38 @@ func (q *calQueue) resize(nb int) {
 		q.n++
 	}
 }
+
+// live appends the entries whose events are still pending to dst, in
+// order (fast-forward reads and moves them).
+func (q *calQueue) live(dst []entry) []entry {
+	add := func(b *bucket) {
+		for _, x := range b.rest() {
+			if x.ev.seq == x.seq {
+				dst = append(dst, x)
+			}
+		}
+	}
+	add(&q.small)
+	for i := range q.b {
+		add(&q.b[i])
+	}
+	slices.SortFunc(dst, func(a, b entry) int {
+		if a.less(b) {
+			return -1
+		}
+		return 1
+	})
+	return dst
+}
+
+// rebuild empties the queue and pushes xs (in order).
+func (q *calQueue) rebuild(xs []entry) {
+	q.small.items, q.small.head = q.small.items[:0], 0
+	for i := range q.b {
+		q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
+	}
+	q.isCal, q.topOK, q.n, q.cur = false, false, 0, 0
+	for _, x := range xs {
+		q.push(x)
+	}
+}

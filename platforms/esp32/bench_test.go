@@ -9,7 +9,7 @@ import (
 // tasks, 1,000,000 guarded increments each (2,000,000 critical sections).
 func BenchmarkMutex2M(b *testing.B) {
 	for b.Loop() {
-		r, err := RunCriticalSection(context.Background(), VariantMutex, nil, 1, false)
+		r, err := RunCriticalSection(context.Background(), VariantMutex, nil, 1, RunOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -44,27 +44,37 @@ var BlameCauses = []BlameCause{BlameCritical, BlameCrosscore, BlameTick, BlameSw
 
 // blameLog records, for the core that takes the peripheral interrupt, when
 // it began each stretch that keeps level-1 interrupts out (a masked section,
-// an ISR, an unmasked access in flight) and what the stretch was, in a ring
-// that covers far more than the longest latency (a stretch the ring has
-// lost is never needed: an interrupt is taken within one masked chain). At the peripheral handler's start the stretches since the
-// interrupt's assertion are summed by cause.
+// an ISR, an unmasked access in flight) and what the stretch was: while the
+// interrupt is pending, every stretch since the one in force at its
+// assertion; otherwise only those a future assertion can fall in. At the
+// peripheral handler's start the stretches since the interrupt's assertion
+// are summed by cause.
 type blameLog struct {
-	core int
-	t    [blameRing]sim.Time
-	c    [blameRing]BlameCause
-	n    uint64
+	core  *sim.Core
+	marks []stretch
 	// shares holds, per peripheral interrupt taken, its latency split by
 	// cause (aligned with the core's IRQLatency for the line).
 	shares [][numBlameCauses]sim.Time
 }
 
-const blameRing = 256
+// stretch is a stretch of cause c beginning at t.
+type stretch struct {
+	t sim.Time
+	c BlameCause
+}
 
 // mark starts a stretch of cause at t (t never precedes the last mark).
-func (b *blameLog) mark(t sim.Time, cause BlameCause) {
-	i := b.n % blameRing
-	b.t[i], b.c[i] = t, cause
-	b.n++
+// With the interrupt not pending, an assertion can only come at now or
+// later, so the stretches that ended by now are dropped.
+func (b *blameLog) mark(now, t sim.Time, cause BlameCause) {
+	if !b.core.LinePending(IRQPeripheral) {
+		i := 0
+		for i+1 < len(b.marks) && b.marks[i+1].t <= now {
+			i++
+		}
+		b.marks = append(b.marks[:0], b.marks[i:]...)
+	}
+	b.marks = append(b.marks, stretch{t, cause})
 }
 
 // attribute splits the latency of the peripheral interrupt whose handler
@@ -73,13 +83,12 @@ func (b *blameLog) mark(t sim.Time, cause BlameCause) {
 func (b *blameLog) attribute(asserted, entered, now sim.Time) {
 	var s [numBlameCauses]sim.Time
 	end := entered
-	for j := b.n; j > 0 && end > asserted && b.n-j < blameRing; j-- {
-		i := (j - 1) % blameRing
-		start := max(b.t[i], asserted)
-		if start < end {
-			s[b.c[i]] += end - start
+	for j := len(b.marks) - 1; j >= 0 && end > asserted; j-- {
+		m := b.marks[j]
+		if start := max(m.t, asserted); start < end {
+			s[m.c] += end - start
 		}
-		end = min(end, b.t[i])
+		end = min(end, m.t)
 	}
 	if end > asserted { // before the oldest stretch logged: unattributed
 		s[BlameEntry] += end - asserted
@@ -88,11 +97,21 @@ func (b *blameLog) attribute(asserted, entered, now sim.Time) {
 	b.shares = append(b.shares, s)
 }
 
+// snapshot records the log for fast-forward.
+func (b *blameLog) snapshot(s *sim.Snapshot) {
+	s.Key(uint64(len(b.marks)))
+	for i := range b.marks {
+		s.Time(&b.marks[i].t)
+		s.Key(uint64(b.marks[i].c))
+	}
+	s.Key(uint64(len(b.shares)))
+}
+
 // blame marks a stretch of cause starting on p's core c where its code now
 // is (after its owed cycles), if c is the logged core.
 func (k *Kernel) blame(p *sim.Proc, c int, cause BlameCause) {
-	if b := k.blameLog; b != nil && b.core == c {
-		b.mark(p.Now()+p.Core().Cycles(k.cpu[c].owed), cause)
+	if b := k.blameLog; b != nil && b.core == p.Core() {
+		b.mark(p.Now(), p.Now()+p.Core().Cycles(k.cpu[c].owed), cause)
 	}
 }
 

@@ -31,7 +31,7 @@ func TestIRQBlameAddsUpToLatency(t *testing.T) {
 		{VariantNotify, 1, 2 * 0.9},
 	} {
 		r, err := RunCriticalSection(context.Background(), tc.variant,
-			map[string]float64{KeyIterations: 20000, KeyPSRAM: tc.psram}, 1, false)
+			map[string]float64{KeyIterations: 20000, KeyPSRAM: tc.psram}, 1, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestIRQBlameAddsUpToLatency(t *testing.T) {
 // The trace covers the window asked for, not the run's start.
 func TestTraceWindow(t *testing.T) {
 	r, err := RunCriticalSection(context.Background(), VariantNotify,
-		map[string]float64{KeyIterations: 2000, KeyTraceFrom: 5, KeyTraceSpan: 1}, 1, true)
+		map[string]float64{KeyIterations: 2000, KeyTraceFrom: 5, KeyTraceSpan: 1}, 1, RunOptions{Trace: true})
 	if err != nil {
 		t.Fatal(err)
 	}

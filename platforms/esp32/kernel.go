@@ -55,6 +55,8 @@ type PortMux struct {
 	owner int // core holding it, -1 when free (mirror of the word)
 	count int
 	since sim.Time // when the holder took it, for trace spans
+	// spinFrom is when each core began spinning on it.
+	spinFrom [NumCores]sim.Time
 	// Statistics: acquisitions, those that found it held, time spun.
 	Acquires, Contended int
 	SpinTime            sim.Time
@@ -201,6 +203,9 @@ type Kernel struct {
 	guardCycles int64
 	// blameLog attributes the peripheral interrupt's latency (nil: off).
 	blameLog *blameLog
+	// muxes and sems list the spinlocks and semaphores, for Snapshot.
+	muxes []*PortMux
+	sems  []*Semaphore
 }
 
 // NewKernel creates the kernel's static state on a fresh SoC.
@@ -237,7 +242,9 @@ func (k *Kernel) Config() Config { return k.cfg }
 func (k *Kernel) NewPortMux(name string, align uint64) *PortMux {
 	a := k.SoC.Alloc(portMuxBytes, align)
 	k.SoC.Mem.Poke(a, spinlockFree)
-	return &PortMux{Name: name, Addr: a, owner: -1}
+	m := &PortMux{Name: name, Addr: a, owner: -1}
+	k.muxes = append(k.muxes, m)
+	return m
 }
 
 // TickCount returns xTickCount.
@@ -358,9 +365,9 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 		switch {
 		case m.owner >= 0:
 			m.Contended++
-			t0 := p.Now()
+			m.spinFrom[c] = p.Now() // kept in the lock, not a local: see sim.Proc.Loop
 			p.SpinCAS(m.Addr, spinlockFree, coreIDRegval[c], k.cfg.SpinLoop)
-			m.SpinTime += p.Now() - t0
+			m.SpinTime += p.Now() - m.spinFrom[c]
 		case k.SoC.Mem.Peek(m.Addr) == spinlockFree:
 			// The word is free at this instant, the CAS's issue, and an
 			// access takes effect at its issue: the first S32C1I succeeds,
@@ -454,18 +461,18 @@ func (k *Kernel) yieldWithinAPI(p *sim.Proc) {
 
 // isr dispatches the interrupts of core c.
 func (k *Kernel) isr(p *sim.Proc, c int, irq sim.IRQ) {
-	if b := k.blameLog; b != nil && b.core == c {
+	if b := k.blameLog; b != nil && b.core == p.Core() {
 		now := p.Now()
 		entered := now - p.Core().Cycles(k.cfg.IRQEntry)
 		switch irq {
 		case IRQCrosscore:
-			b.mark(entered, BlameCrosscore)
+			b.mark(now, entered, BlameCrosscore)
 		case IRQTick:
-			b.mark(entered, BlameTick)
+			b.mark(now, entered, BlameTick)
 		case IRQPeripheral:
 			lat := p.Core().IRQLatency(irq)
 			b.attribute(now-lat[len(lat)-1], entered, now)
-			b.mark(entered, BlamePeripheral)
+			b.mark(now, entered, BlamePeripheral)
 		}
 	}
 	switch irq {
@@ -619,8 +626,8 @@ func (k *Kernel) finishSwitch(p *sim.Proc) {
 	}
 	pc.outgoing = nil
 	t.inTransit = false
-	if t.State != Ready {
-		return
+	if t.State != Ready || t.Priority == idlePriority {
+		return // an idle task is picked by pickNext without a ready list
 	}
 	k.ready[t.Priority] = append(k.ready[t.Priority], t)
 	// It may have been woken during the switch, when its waker could not
@@ -844,7 +851,7 @@ func (k *Kernel) Start() error {
 func (k *Kernel) idleTask(p *sim.Proc) {
 	k.finishSwitch(p)
 	p.Restore(0)
-	for {
+	for range p.Loop(-1) {
 		k.work(p, k.cfg.IdleLoop)
 		k.flush(p)
 		p.WFI()

@@ -55,7 +55,7 @@ func TestCounterMatchesExpected(t *testing.T) {
 	for _, v := range CSVariants {
 		for i, vals := range cases {
 			for seed := uint64(1); seed <= 2; seed++ {
-				r, err := RunCriticalSection(context.Background(), v, vals, seed, false)
+				r, err := RunCriticalSection(context.Background(), v, vals, seed, RunOptions{})
 				if err != nil {
 					t.Fatalf("%s case %d seed %d: %v", v, i, seed, err)
 				}
@@ -69,11 +69,11 @@ func TestCounterMatchesExpected(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	for _, v := range CSVariants {
-		a, err := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 2000}, 7, false)
+		a, err := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 2000}, 7, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 2000}, 7, false)
+		b, _ := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 2000}, 7, RunOptions{})
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: two runs with seed 7 differ:\n%+v\n%+v", v, a, b)
 		}
@@ -81,11 +81,11 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestBadParameterNamed(t *testing.T) {
-	_, err := RunCriticalSection(context.Background(), VariantMutex, map[string]float64{KeyCPUMHz: 100}, 1, false)
+	_, err := RunCriticalSection(context.Background(), VariantMutex, map[string]float64{KeyCPUMHz: 100}, 1, RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "cpu_mhz") || !strings.Contains(err.Error(), "100") {
 		t.Fatalf("cpu_mhz=100: err = %v, want it to name cpu_mhz and 100", err)
 	}
-	_, err = RunCriticalSection(context.Background(), "spin", nil, 1, false)
+	_, err = RunCriticalSection(context.Background(), "spin", nil, 1, RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "spin") {
 		t.Fatalf("variant spin: err = %v", err)
 	}
@@ -234,7 +234,7 @@ func TestGiveFromISRYieldsOnlyWhenOutranked(t *testing.T) {
 // time the cores did not sleep in waiti.
 func TestCPUUseAgreesWithStateAccounting(t *testing.T) {
 	for _, v := range CSVariants {
-		r, err := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 3000, KeyCSCycles: 500}, 3, false)
+		r, err := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 3000, KeyCSCycles: 500}, 3, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +258,7 @@ func TestCPUUseAgreesWithStateAccounting(t *testing.T) {
 // interrupt by about their length.
 func TestIRQLatencyGrowsWithMaskedTime(t *testing.T) {
 	lat := func(cs float64) float64 {
-		r, err := RunCriticalSection(context.Background(), VariantCritical, map[string]float64{KeyIterations: 4000, KeyCSCycles: cs}, 1, false)
+		r, err := RunCriticalSection(context.Background(), VariantCritical, map[string]float64{KeyIterations: 4000, KeyCSCycles: cs}, 1, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,8 +276,8 @@ func TestIRQLatencyGrowsWithMaskedTime(t *testing.T) {
 // nothing: the article's advice targets a cache the ESP32 does not have there.
 func TestAlignmentChangesNothingInSRAM(t *testing.T) {
 	for _, v := range CSVariants {
-		a, _ := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 2000}, 1, false)
-		b, _ := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 2000, KeyAlign: 64}, 1, false)
+		a, _ := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 2000}, 1, RunOptions{})
+		b, _ := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 2000, KeyAlign: 64}, 1, RunOptions{})
 		if a.TotalMS != b.TotalMS || a.MaxIRQUS != b.MaxIRQUS {
 			t.Errorf("%s: align 8 gives %.6f ms, align 64 gives %.6f ms", v, a.TotalMS, b.TotalMS)
 		}

@@ -70,7 +70,7 @@ func TestMutualExclusionSeeds(t *testing.T) {
 	for _, v := range CSVariants {
 		for _, vals := range cases {
 			for seed := uint64(1); seed <= seeds; seed++ {
-				r, err := RunCriticalSection(context.Background(), v, vals, seed, false)
+				r, err := RunCriticalSection(context.Background(), v, vals, seed, RunOptions{})
 				if err != nil {
 					t.Errorf("%s %v seed %d: %v", v, vals, seed, err)
 					continue

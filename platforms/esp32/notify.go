@@ -2,6 +2,7 @@ package esp32
 
 import (
 	"fmt"
+	"iter"
 
 	"synclab/sim"
 )
@@ -232,8 +233,13 @@ func (t *TCB) Delay(ticks uint32) {
 	k.yieldWithinAPI(p)
 }
 
+// Loop returns the iterations of the task's main loop (sim.Proc.Loop):
+// for range t.Loop(n) { ... } runs the body n times.
+func (t *TCB) Loop(n int) iter.Seq[int] { return t.Proc.Loop(n) }
+
 // Now returns esp_timer_get_time's reading in simulated time (the time the
 // task's owed cycles end).
+
 func (t *TCB) Now() sim.Time {
 	t.k.flush(t.Proc)
 	return t.Proc.Now()

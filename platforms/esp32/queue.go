@@ -73,6 +73,8 @@ func (k *Kernel) NewSemaphore(name string, kind SemKind, maxCount, initial uint6
 	s.Lock = &PortMux{Name: name + ".xQueueLock", Addr: a + 72, owner: -1}
 	k.SoC.Mem.Poke(s.Lock.Addr, spinlockFree)
 	k.SoC.Mem.Poke(s.countAddr, initial)
+	k.muxes = append(k.muxes, s.Lock)
+	k.sems = append(k.sems, s)
 	return s, nil
 }
 
@@ -97,7 +99,9 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 	entrySet := false
 	var deadline uint32
 	inherited := false
-	for {
+	// Each round starts at a loop head (sim.Proc.Loop), with what it
+	// carries declared at the end of the previous one.
+	for range p.Loop(-1) {
 		k.enterCritical(p, s.Lock)
 		if n := k.guardedLoad(p, s.countAddr); n > 0 {
 			k.work(p, k.cfg.TakeBody)
@@ -136,9 +140,11 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 				k.exitCritical(p, k.KernelLock)
 				k.exitCritical(p, s.Lock)
 				k.yieldWithinAPI(p)
+				p.Carry(uint64(deadline), b2u(entrySet), b2u(inherited))
 				continue
 			}
 			k.exitCritical(p, s.Lock)
+			p.Carry(uint64(deadline), b2u(entrySet), b2u(inherited))
 			continue
 		}
 		// Timed out.
@@ -150,10 +156,19 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 		}
 		k.exitCritical(p, s.Lock)
 		if !empty {
+			p.Carry(uint64(deadline), b2u(entrySet), b2u(inherited))
 			continue // given just as the timeout expired: try again
 		}
 		return false
 	}
+	panic("unreachable")
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // xTaskCheckForTimeOut reports whether the wait that began with deadline has

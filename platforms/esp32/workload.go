@@ -111,9 +111,13 @@ type CSResult struct {
 	KernelLockSpinUS    float64
 	ObjectLockSpinUS    float64
 	EnergyMJ            float64
-	// Events is the number of simulator events the run took.
+	// Events is the number of simulator events the run took (skipped
+	// periods count their events).
 	Events uint64
-	Trace  *sim.Trace
+	// FastForward says how much of the run was skipped as repetitions of
+	// a periodic stretch (see RunOptions.Detailed).
+	FastForward sim.FastForwardStats
+	Trace       *sim.Trace
 }
 
 // csWorkload is the article's firmware: the shared counter, the sync object
@@ -140,7 +144,7 @@ func (w *csWorkload) criticalSection(t *TCB) {
 // semaphoreTask is the article's "semaphore" task: xSemaphoreTake(portMAX_DELAY),
 // counter++, xSemaphoreGive, a million times.
 func (w *csWorkload) semaphoreTask(t *TCB) {
-	for range w.iterations {
+	for range t.Loop(w.iterations) {
 		t.SemaphoreTake(w.sem, PortMaxDelay)
 		w.criticalSection(t)
 		t.SemaphoreGive(w.sem)
@@ -151,7 +155,7 @@ func (w *csWorkload) semaphoreTask(t *TCB) {
 
 // spinlockTask guards the increment with portENTER_CRITICAL/portEXIT_CRITICAL.
 func (w *csWorkload) spinlockTask(t *TCB) {
-	for range w.iterations {
+	for range t.Loop(w.iterations) {
 		t.EnterCritical(w.mux)
 		w.criticalSection(t)
 		t.ExitCritical(w.mux)
@@ -164,7 +168,7 @@ func (w *csWorkload) spinlockTask(t *TCB) {
 // (ulTaskNotifyTake(pdTRUE, portMAX_DELAY)), counter++, pass the token on
 // (xTaskNotifyGive). Strict alternation, not a mutex.
 func (w *csWorkload) notifyTask(t *TCB, next *TCB) {
-	for range w.iterations {
+	for range t.Loop(w.iterations) {
 		t.NotifyTake(0, true, PortMaxDelay)
 		w.criticalSection(t)
 		t.NotifyGive(next, 0)
@@ -173,10 +177,20 @@ func (w *csWorkload) notifyTask(t *TCB, next *TCB) {
 	w.finished = max(w.finished, t.Now())
 }
 
+// RunOptions say how RunCriticalSection runs; none changes its results.
+type RunOptions struct {
+	// Trace records core states, tasks and locks in the trace window.
+	Trace bool
+	// Detailed simulates every iteration instead of fast-forwarding the
+	// periodic stretches between interrupts (sim.Engine.EnableFastForward):
+	// the results are the same, bit for bit; only the time taken differs.
+	Detailed bool
+}
+
 // RunCriticalSection runs the article's experiment for one variant.
 // values holds platform and workload parameters (missing keys take their
 // defaults); a bad value is an error naming it.
-func RunCriticalSection(ctx context.Context, variant string, values map[string]float64, seed uint64, trace bool) (CSResult, error) {
+func RunCriticalSection(ctx context.Context, variant string, values map[string]float64, seed uint64, opt RunOptions) (CSResult, error) {
 	var res CSResult
 	wp := append(WorkloadParams(), TraceParams()...)
 	for _, p := range wp {
@@ -252,7 +266,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	if variant == VariantNotify {
 		k.SoC.Mem.Poke(w.tasks[0].valueAddr(0), 1) // the token starts with task0
 	}
-	if trace {
+	if opt.Trace {
 		from := sim.Time(wp.Get(KeyTraceFrom) * float64(sim.Millisecond))
 		e.Trace = sim.NewTrace(from, from+sim.Time(wp.Get(KeyTraceSpan)*float64(sim.Millisecond)), 200_000)
 	}
@@ -262,6 +276,9 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	if err := k.Start(); err != nil {
 		return res, err
 	}
+	if !opt.Detailed {
+		e.EnableFastForward(k)
+	}
 	err = e.Run(ctx)
 	defer e.Close()
 	if err != nil {
@@ -269,6 +286,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	}
 	res.Trace = e.Trace
 	res.Events = e.Events()
+	res.FastForward = e.FastForward()
 	res.Counter = k.SoC.Mem.Peek(w.counter)
 	res.Expected = uint64(ntasks * w.iterations)
 	k.measure(&res.CPUPct, &res.BusyPct)
@@ -317,7 +335,7 @@ func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
 		k.work(p, isrCycles)
 		k.flush(p)
 	}
-	k.blameLog = &blameLog{core: 0}
+	k.blameLog = &blameLog{core: k.SoC.Cores[0]}
 	core := k.SoC.Cores[0]
 	var startErr error
 	k.E.At(phase, sim.NewEvent(func() {

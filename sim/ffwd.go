@@ -1,0 +1,498 @@
+package sim
+
+import (
+	"iter"
+	"math/rand/v2"
+	"slices"
+	"unsafe"
+)
+
+// Fast-forward skips the repetitions of a periodic steady state exactly.
+//
+// A deterministic run whose whole state, taken at a process's loop head,
+// changes by the same amount D over two consecutive periods of the same
+// length P (structure equal; every number moving linearly) will keep doing
+// so until something outside the period intervenes: an event whose time
+// did not move with the period (a tick, a peripheral, the time limit) or a
+// loop that ends. Fast-forward then adds k·D to every number at once, k
+// periods that end at least two periods before the first such boundary,
+// and the run goes on in detail from there. The result is the one the
+// detailed run gives, bit for bit (tests compare the two on every
+// workload that enables it); nothing is estimated.
+//
+// The state must be complete: the engine records its own (clock, events,
+// processes, cores, memory, timers, random streams), and each model
+// component registered with EnableFastForward records its own through
+// Snapshotter. Go locals of a suspended process are invisible, so processes
+// follow two rules, which the engine checks where it can:
+//   - A process that ran during the compared periods must have passed a loop
+//     head (Proc.Loop) in each, and everything it read since its last loop
+//     head (loaded values, Peek) is compared exactly: a value that moves
+//     with the period, held across a wait, defeats the match.
+//   - A simulated time (Proc.Now) must not be held in a local across a wait;
+//     keep it in a component's state instead. Inside sim, waits that hold
+//     one (Compute, Sleep) mark the process, and a marked process that ran
+//     during the periods defeats the match.
+
+// Snapshotter is a model component (an OS kernel, its objects) whose state
+// fast-forwarding compares and advances.
+type Snapshotter interface {
+	// Snapshot records every field that can influence the run's future:
+	// exact values with Key, Flag, String and Ident, and numbers that may
+	// move with time (timestamps, counters, accumulated time) with Time,
+	// Int and Uint64, which fast-forward advances.
+	Snapshot(s *Snapshot)
+}
+
+type refKind uint8
+
+const (
+	refTime refKind = iota
+	refInt
+	refUint64
+	refLog   // a []Time log: the value is its length
+	refQueue // a pending event's time or sequence (advanced by rebuilding the queue)
+)
+
+type ref struct {
+	kind refKind
+	p    unsafe.Pointer
+}
+
+// procMark locates a process's resumption and loop-head counts in a Snapshot.
+type procMark struct {
+	resumes, marks int
+	dirty          bool
+}
+
+// loopMark locates a finite loop's iteration count and its end.
+type loopMark struct {
+	done, n int
+}
+
+// queued is a live queue entry recorded in a Snapshot: its event, and the
+// index of its time (its sequence follows).
+type queued struct {
+	ev  *Event
+	bg  bool
+	idx int
+}
+
+// Snapshot is a run's state for fast-forwarding: exact keys,
+// and numbers with the address they live at.
+type Snapshot struct {
+	keys   []uint64
+	hash   uint64
+	refs   []ref
+	vals   []int64
+	procs  []procMark
+	loops  []loopMark
+	queue  []queued
+	now    int
+	events int
+}
+
+func (s *Snapshot) reset() {
+	s.keys, s.refs, s.vals = s.keys[:0], s.refs[:0], s.vals[:0]
+	s.procs, s.loops, s.queue = s.procs[:0], s.loops[:0], s.queue[:0]
+	s.hash = 14695981039346656037
+}
+
+// Key records an exact value: states whose keys differ never match.
+func (s *Snapshot) Key(v uint64) {
+	s.keys = append(s.keys, v)
+	s.hash = (s.hash ^ v) * 1099511628211
+}
+
+// Flag records an exact boolean.
+func (s *Snapshot) Flag(b bool) {
+	v := uint64(0)
+	if b {
+		v = 1
+	}
+	s.Key(v)
+}
+
+// String records an exact string by identity (its data and length): the
+// constant descriptions a model sets; a string formatted anew each time
+// never matches, which is safe.
+func (s *Snapshot) String(str string) {
+	s.Key(uint64(uintptr(unsafe.Pointer(unsafe.StringData(str)))))
+	s.Key(uint64(len(str)))
+}
+
+// Ident records which object p is (nil included): list membership, the
+// holder of a lock, the task a core runs.
+func Ident[T any](s *Snapshot, p *T) { s.Key(uint64(uintptr(unsafe.Pointer(p)))) }
+
+func (s *Snapshot) num(kind refKind, p unsafe.Pointer, v int64) {
+	s.refs = append(s.refs, ref{kind, p})
+	s.vals = append(s.vals, v)
+}
+
+// Time records a timestamp or an accumulated time.
+func (s *Snapshot) Time(p *Time) { s.num(refTime, unsafe.Pointer(p), int64(*p)) }
+
+// Int records a counter.
+func (s *Snapshot) Int(p *int) { s.num(refInt, unsafe.Pointer(p), int64(*p)) }
+
+// Uint64 records a counter or a memory word.
+func (s *Snapshot) Uint64(p *uint64) { s.num(refUint64, unsafe.Pointer(p), int64(*p)) }
+
+// Log records an append-only log of durations: each period must append
+// the same entries, and fast-forward appends them once per skipped period.
+func (s *Snapshot) Log(p *[]Time) { s.num(refLog, unsafe.Pointer(p), int64(len(*p))) }
+
+// FastForwardStats says how much of a run fast-forward skipped.
+type FastForwardStats struct {
+	Snapshots int   // states taken at loop heads
+	Skips     int   // jumps made
+	Periods   int64 // periods skipped in all
+	Time      Time  // simulated time skipped in all
+}
+
+const (
+	ffMaxPeriod = 64 // loop heads per period looked for
+	ffRing      = 2*ffMaxPeriod + 1
+	ffMargin    = 2 // periods left to simulate before a boundary
+)
+
+type ffwd struct {
+	staters []Snapshotter
+	ring    [ffRing]Snapshot
+	n       int // snapshots in the ring since it was last cleared
+	d       []int64
+	entries []entry
+	stats   FastForwardStats
+}
+
+// EnableFastForward turns fast-forward on for this run, with the model
+// components whose state it must also compare (see Snapshotter). Enable it
+// only for workloads whose processes follow the rules above; a run with a
+// trace is never fast-forwarded.
+func (e *Engine) EnableFastForward(models ...Snapshotter) {
+	e.ff = &ffwd{staters: models}
+}
+
+// FastForward returns what fast-forward skipped so far.
+func (e *Engine) FastForward() FastForwardStats {
+	if e.ff == nil {
+		return FastForwardStats{}
+	}
+	return e.ff.stats
+}
+
+// loopState is the progress of a Proc.Loop, kept where fast-forward can
+// read and advance it.
+type loopState struct {
+	done, n int
+}
+
+// Loop returns the iterations of a process's main loop: n of them, or for
+// ever when n < 0. Each loop head is where fast-forward may compare states
+// and skip ahead (then the loop simply goes on from a later iteration).
+// Range over it like a counted loop: for i := range p.Loop(n) { ... }.
+func (p *Proc) Loop(n int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		l := &loopState{n: n}
+		p.loops = append(p.loops, l)
+		defer func() { p.loops = p.loops[:len(p.loops)-1] }()
+		outer := p.hist
+		for l.n < 0 || l.done < l.n {
+			p.loopHead(outer)
+			i := l.done
+			l.done++
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// loopHead is the head of a loop entered when the process had seen outer:
+// from here what it has seen is outer and what the loop carries, so the
+// locals of every frame are known again.
+func (p *Proc) loopHead(outer uint64) {
+	carried := p.carry
+	p.hist, p.carry = outer, 0
+	p.observe(carried)
+	p.marks++
+	if p.e.ff != nil {
+		p.e.ff.atLoopHead(p.e, p)
+	}
+}
+
+// Carry declares values a loop's body carries into its next iteration
+// (a deadline, a flag set once), so that fast-forward compares them at
+// the loop head: call it just before going round again.
+func (p *Proc) Carry(vs ...uint64) {
+	for _, v := range vs {
+		p.carry = (p.carry<<7 | p.carry>>57) ^ v
+		p.carry = p.carry*0x9E3779B97F4A7C15 + 1
+	}
+}
+
+// observe folds a value the process read into what it saw since its loop head.
+func (p *Proc) observe(v uint64) {
+	p.hist = (p.hist<<7 | p.hist>>57) ^ v
+	p.hist *= 0x9E3779B97F4A7C15
+}
+
+// countSrc is a random source that counts its draws: a stream drawn from
+// during a period has moved on, which no linear step can reproduce.
+type countSrc struct {
+	pcg *rand.PCG
+	n   uint64
+}
+
+func (c *countSrc) Uint64() uint64 { c.n++; return c.pcg.Uint64() }
+
+func (f *ffwd) atLoopHead(e *Engine, p *Proc) {
+	if e.Trace != nil || p.dirty != 0 {
+		return // a time in a local: not a state to compare
+	}
+	s := &f.ring[f.n%ffRing]
+	s.reset()
+	e.snapshot(s)
+	for _, m := range f.staters {
+		m.Snapshot(s)
+	}
+	f.n++
+	f.stats.Snapshots++
+	for per := 1; per <= ffMaxPeriod && 2*per < f.n; per++ {
+		a, b := &f.ring[(f.n-1-2*per)%ffRing], &f.ring[(f.n-1-per)%ffRing]
+		if k := f.match(e, a, b, s); k > 0 {
+			f.apply(e, b, s, k)
+			f.n = 0
+			return
+		}
+	}
+}
+
+// match reports how many periods can be skipped from c, given that a, b
+// and c were taken one period apart (0: none).
+func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
+	if a.hash != b.hash || b.hash != c.hash || !slices.Equal(a.keys, b.keys) || !slices.Equal(b.keys, c.keys) ||
+		!slices.Equal(a.refs, b.refs) || !slices.Equal(b.refs, c.refs) {
+		return 0
+	}
+	f.d = f.d[:0]
+	for i, v := range c.vals {
+		d := v - b.vals[i]
+		if d != b.vals[i]-a.vals[i] {
+			return 0
+		}
+		f.d = append(f.d, d)
+	}
+	per := Time(f.d[c.now])
+	if per <= 0 {
+		return 0
+	}
+	for i, r := range c.refs {
+		if r.kind == refLog && f.d[i] > 0 {
+			x := *(*[]Time)(r.p)
+			if !slices.Equal(x[a.vals[i]:b.vals[i]], x[b.vals[i]:c.vals[i]]) {
+				return 0
+			}
+		}
+	}
+	for _, pm := range c.procs {
+		if f.d[pm.resumes] != 0 && (f.d[pm.marks] == 0 || pm.dirty) {
+			return 0 // ran during the period with locals the state cannot see
+		}
+	}
+	now := Time(c.vals[c.now])
+	ext, reach := never, Time(0)
+	for _, q := range c.queue {
+		switch t, d := Time(c.vals[q.idx]), Time(f.d[q.idx]); d {
+		case 0:
+			ext = min(ext, t) // fixed: a boundary
+		case per:
+			reach = max(reach, t-now) // moves with the period
+		default:
+			return 0
+		}
+	}
+	if e.Until != 0 {
+		ext = min(ext, e.Until)
+	}
+	k, bounded := int64(0), false
+	bound := func(n int64) {
+		if !bounded || n < k {
+			k, bounded = n, true
+		}
+	}
+	if ext != never {
+		bound(int64((ext-now-reach)/per) - ffMargin)
+	}
+	for _, l := range c.loops {
+		if d := f.d[l.done]; d > 0 && l.n >= 0 {
+			bound((int64(l.n)-c.vals[l.done])/d - ffMargin)
+		}
+	}
+	if d := f.d[c.events]; e.MaxEvents != 0 && d > 0 {
+		bound((int64(e.MaxEvents)-c.vals[c.events])/d - ffMargin)
+	}
+	if k < ffMargin {
+		return 0 // unbounded (nothing ever ends the period) or not worth it
+	}
+	return k
+}
+
+// apply advances the run from state c by k periods of f.d.
+func (f *ffwd) apply(e *Engine, b, c *Snapshot, k int64) {
+	for i, r := range c.refs {
+		d := f.d[i]
+		if d == 0 {
+			continue
+		}
+		switch r.kind {
+		case refTime:
+			*(*Time)(r.p) += Time(k * d)
+		case refInt:
+			*(*int)(r.p) += int(k * d)
+		case refUint64:
+			*(*uint64)(r.p) += uint64(k * d)
+		case refLog:
+			x := (*[]Time)(r.p)
+			seg := slices.Clone((*x)[b.vals[i]:c.vals[i]])
+			for range k {
+				*x = append(*x, seg...)
+			}
+		}
+	}
+	f.entries = f.entries[:0]
+	for _, q := range c.queue {
+		x := entry{t: Time(c.vals[q.idx] + k*f.d[q.idx]), seq: uint64(c.vals[q.idx+1] + k*f.d[q.idx+1]), ev: q.ev}
+		q.ev.seq = x.seq
+		f.entries = append(f.entries, x)
+	}
+	e.q.rebuild(f.entries)
+	f.stats.Skips++
+	f.stats.Periods += k
+	f.stats.Time += Time(k * f.d[c.now])
+}
+
+// state records the engine's own state: clock, events, processes, cores,
+// memory, timers and random streams.
+func (e *Engine) snapshot(s *Snapshot) {
+	s.now = len(s.vals)
+	s.Time(&e.now)
+	s.Uint64(&e.seq)
+	s.events = len(s.vals)
+	s.Uint64(&e.events)
+	s.Uint64(&e.progress)
+	s.Key(uint64(e.live))
+	s.Key(uint64(e.active))
+	s.Flag(e.err != nil)
+	e.ff.entries = e.q.live(e.ff.entries[:0])
+	for _, x := range e.ff.entries {
+		Ident(s, x.ev)
+		s.Flag(x.ev.bg)
+		s.queue = append(s.queue, queued{ev: x.ev, idx: len(s.vals)})
+		s.num(refQueue, nil, int64(x.t))
+		s.num(refQueue, nil, int64(x.seq))
+	}
+	for _, p := range e.procs {
+		p.snapshot(s)
+	}
+	for _, c := range e.cores {
+		c.snapshot(s)
+	}
+	if e.mem != nil {
+		e.mem.snapshot(s)
+	}
+	for _, t := range e.timers {
+		s.Time(&t.at)
+		s.Key(uint64(t.period))
+	}
+	for _, d := range e.devices {
+		s.Int(&d.Fired)
+	}
+	for _, src := range e.streams {
+		s.Key(src.n)
+	}
+}
+
+func (p *Proc) snapshot(s *Snapshot) {
+	s.Flag(p.done)
+	s.Flag(p.timed)
+	s.Flag(p.spinning)
+	s.String(p.waitOn)
+	Ident(s, p.core)
+	s.Key(uint64(p.level))
+	s.Key(uint64(p.inIRQ))
+	s.Key(p.hist)
+	s.Key(uint64(p.dirty))
+	s.procs = append(s.procs, procMark{resumes: len(s.vals), marks: len(s.vals) + 1, dirty: p.dirty != 0})
+	s.Uint64(&p.resumes)
+	s.Uint64(&p.marks)
+	s.Key(uint64(len(p.loops)))
+	for _, l := range p.loops {
+		s.Key(uint64(l.n))
+		s.loops = append(s.loops, loopMark{done: len(s.vals), n: l.n})
+		s.Int(&l.done)
+	}
+}
+
+func (c *Core) snapshot(s *Snapshot) {
+	Ident(s, c.cur)
+	s.Key(uint64(c.wait))
+	s.Key(uint64(c.cause))
+	s.Key(uint64(c.state))
+	s.Key(uint64(c.level))
+	s.Key(c.pending)
+	s.Flag(c.event)
+	s.Key(uint64(c.monLine))
+	Ident(s, c.monReg)
+	s.Time(&c.pendingAt)
+	s.Time(&c.since)
+	for i := range c.resid {
+		s.Time(&c.resid[i])
+	}
+	for i := range c.raisedAt {
+		if c.raisedAt[i] != 0 { // read until the handler starts, after the line stops pending
+			s.Time(&c.raisedAt[i])
+		}
+	}
+	for i := range c.latency {
+		if len(c.latency[i]) > 0 {
+			s.Key(uint64(i))
+			s.Log(&c.latency[i])
+		}
+	}
+	s.Time(&c.spinPhase)
+	s.Key(uint64(c.spinPeriod))
+	s.Key(uint64(c.spinOcc))
+	s.Key(uint64(c.sp.addr))
+	s.Key(uint64(c.sp.loop))
+	s.Flag(c.sp.rmw)
+	s.Key(c.sp.old)
+	s.Key(c.sp.new)
+	s.Key(c.sp.val)
+	s.Time(&c.Stall)
+	for i := range c.Wakeups {
+		s.Int(&c.Wakeups[i])
+	}
+	s.Int(&c.IRQsTaken)
+}
+
+func (m *Memory) snapshot(s *Snapshot) {
+	s.Time(&m.busy)
+	s.Key(m.pollers)
+	for _, t := range m.touched {
+		r := m.regions[t.r]
+		if t.word {
+			s.Uint64(&r.words[t.i])
+			continue
+		}
+		ln := &r.lines[t.i]
+		s.Key(uint64(ln.owner))
+		s.Key(ln.sharers)
+		s.Time(&ln.busy)
+		s.Key(ln.monitors)
+		s.Key(ln.spinners)
+		s.Uint64(&ln.writes)
+		s.Uint64(&ln.misses)
+	}
+}
