@@ -154,7 +154,7 @@ type FastForwardStats struct {
 const (
 	ffMaxPeriod = 64 // loop heads per period looked for
 	ffRing      = 2*ffMaxPeriod + 1
-	ffMargin    = 2 // periods left to simulate before a boundary
+	ffMargin    = 1 // periods left to simulate before a boundary
 )
 
 type ffwd struct {
@@ -199,7 +199,7 @@ func (p *Proc) Loop(n int) iter.Seq[int] {
 		defer func() { p.loops = p.loops[:len(p.loops)-1] }()
 		outer := p.hist
 		for l.n < 0 || l.done < l.n {
-			p.loopHead(outer)
+			p.loopHead(outer, len(p.loops) == 1)
 			i := l.done
 			l.done++
 			if !yield(i) {
@@ -211,13 +211,15 @@ func (p *Proc) Loop(n int) iter.Seq[int] {
 
 // loopHead is the head of a loop entered when the process had seen outer:
 // from here what it has seen is outer and what the loop carries, so the
-// locals of every frame are known again.
-func (p *Proc) loopHead(outer uint64) {
+// locals of every frame are known again. Fast-forward compares states at
+// the heads of outermost loops (snap): one per period is enough, and
+// fewer snapshots cost less.
+func (p *Proc) loopHead(outer uint64, snap bool) {
 	carried := p.carry
 	p.hist, p.carry = outer, 0
 	p.observe(carried)
 	p.marks++
-	if p.e.ff != nil {
+	if snap && p.e.ff != nil {
 		p.e.ff.atLoopHead(p.e, p)
 	}
 }

@@ -256,7 +256,7 @@ func (p *Proc) takeInterrupts() {
 	for c.deliverable() {
 		// A loop head: an idle task may never leave this loop, switched
 		// out by one handler and back in to take the next interrupt.
-		p.loopHead(outer)
+		p.loopHead(outer, false)
 		best, bestLvl := IRQ(0), 0
 		for q := c.pending; q != 0; q &= q - 1 {
 			irq := trailing(q)

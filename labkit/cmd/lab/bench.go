@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"synclab/labkit"
+	"synclab/platforms/esp32"
 	"synclab/sim"
 )
 
@@ -43,6 +44,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	peer := fs.Bool("peer", true, "also time the SimGrid peer (../shared/peers/simgrid/run.sh)")
 	events := fs.Int("events", 2_000_000, "events for the engine benchmark")
+	detailed := fs.Bool("detailed", true, "also time the ESP32 mutex run without fast-forward (about 7 s)")
 	sweepName := fs.String("sweep", "", "experiment for the 64-run sweep (default: "+sweepDefault+" with -sweep-set "+sweepDefaultSet+" if registered, else the first in the catalog)")
 	var sweepSets multi
 	fs.Var(&sweepSets, "sweep-set", "parameter override for the sweep experiment (repeatable; replaces the default "+sweepDefaultSet+")")
@@ -80,6 +82,12 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fig[key] = res.WallS
 	}
 	timeDefault("esp32_mutex_2m_wall_s", esp32Experiment, "mutex")
+	timeDefault("esp32_all_variants_1m_wall_s", esp32Experiment)
+	if *detailed {
+		if err := esp32Detailed(ctx, fig); err != nil {
+			note("esp32_mutex_2m_detailed_wall_s: %v", err)
+		}
+	}
 	timeDefault("rk3399_default_wall_s", rk3399Experiment)
 
 	if err := sweepSpeedup(ctx, fig, *sweepName, sweepSets); err != nil {
@@ -102,7 +110,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return enc.Encode(fig)
 	}
 	t := labkit.Table{Title: "lab bench", Header: []string{"figure", "value"}}
-	for _, k := range []string{"engine_events_per_s", "esp32_mutex_2m_wall_s", "rk3399_default_wall_s", "sweep_runs", "sweep_experiment",
+	for _, k := range []string{"engine_events_per_s", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
+		"esp32_all_variants_1m_wall_s", "rk3399_default_wall_s", "sweep_runs", "sweep_experiment",
 		"sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores", "simgrid_wall_s", "simgrid_over_synclab_esp32", "gomaxprocs"} {
 		if v, ok := fig[k]; ok {
 			t.Rows = append(t.Rows, []string{k, fmt.Sprint(v)})
@@ -176,6 +185,27 @@ func sweepConfig(name string, sets []string) (e labkit.Experiment, label string,
 	e.Variants = e.Variants[:1]
 	e.Repeats = sweepRuns
 	return e, strings.TrimSpace(fmt.Sprintf("%s variant %s %s", name, e.Variants[0].Name, strings.Join(sets, " "))), nil
+}
+
+// esp32Detailed times the mutex run at the article's size without
+// fast-forward (every iteration simulated; same results bit for bit) and
+// reports how much of the fast-forwarded run was skipped.
+func esp32Detailed(ctx context.Context, fig benchFigures) error {
+	fast, err := esp32.RunCriticalSection(ctx, esp32.VariantMutex, nil, 1, esp32.RunOptions{})
+	if err != nil {
+		return err
+	}
+	fig["esp32_mutex_2m_skipped_pct"] = 100 * fast.FastForward.Time.Millis() / fast.TotalMS
+	t0 := time.Now()
+	slow, err := esp32.RunCriticalSection(ctx, esp32.VariantMutex, nil, 1, esp32.RunOptions{Detailed: true})
+	if err != nil {
+		return err
+	}
+	fig["esp32_mutex_2m_detailed_wall_s"] = time.Since(t0).Seconds()
+	if slow.TotalMS != fast.TotalMS || slow.Counter != fast.Counter || slow.Events != fast.Events {
+		return fmt.Errorf("detailed run differs from the fast-forwarded one (total %g vs %g ms): a fast-forward bug", slow.TotalMS, fast.TotalMS)
+	}
+	return nil
 }
 
 // simgrid runs the SimGrid peer benchmark (N = 1,000,000 per actor, the
