@@ -45,6 +45,22 @@
 // entry and exit costs; an OS model switches tasks from a handler with
 // SwitchTo. Latency from assertion to handler start is recorded per line.
 //
+// # Fast-forward
+//
+// A workload that settles into a periodic steady state between interrupts
+// (two tasks handing a lock back and forth) repeats the same period
+// thousands of times. With EnableFastForward the engine compares the whole
+// state at the heads of processes' main loops (Proc.Loop): when it has
+// moved by the same amount D over two consecutive periods, with everything
+// that is not a number exactly equal, it adds k·D at once, for as many
+// periods k as end before the next event that did not move with the period
+// (a tick, a device interrupt, the time limit) or the end of a loop, and
+// simulates on in detail from there. Nothing is estimated: the run ends in
+// the state the detailed run ends in, bit for bit, which the tests check on
+// every workload that enables it. Model components add their own state
+// through Snapshotter; processes must not hold a simulated time in a local
+// variable across a wait (see Proc.Loop and Proc.Carry).
+//
 // # Limits and errors
 //
 // Run stops at a time limit, reports a RunawayError when the event budget
