@@ -3,9 +3,12 @@ package esp32
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
+	"synclab/platforms"
 	"synclab/sim"
 )
 
@@ -55,4 +58,48 @@ func brief(r CSResult) CSResult {
 	r.IRQLatencyUS = nil
 	r.IRQBlameUS = [numBlameCauses][]float64{}
 	return r
+}
+
+// TestFastForwardExactRandom draws platform and workload settings at
+// random (every ASSUME cost within its plausible range, the workload's
+// knobs within theirs) and checks that fast-forward changes nothing.
+func TestFastForwardExactRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	skipped := 0
+	defer func() {
+		if skipped == 0 {
+			t.Error("no run skipped anything: the test would prove nothing")
+		}
+	}()
+	for i := range 24 {
+		vals := map[string]float64{
+			KeyIterations: 1500, KeyTickHz: pick(100, 1000), KeyCPUMHz: pick(160, 240),
+			KeyCSCycles: pick(0, 0, 40, 300), KeyLoopCycles: pick(0, 4, 40), KeyTasks: pick(2, 2, 3, 4),
+			KeyPinning: pick(1, 1, 0), KeyPriorities: pick(0, 1), KeyPeriphHz: pick(1000, 3000, 20000),
+			KeyPSRAM: pick(0, 0, 1),
+		}
+		for _, p := range Params() {
+			if p.Prov == platforms.ASSUME && p.High > p.Low && rng.IntN(2) == 0 {
+				vals[p.Key] = math.Round(p.Low + rng.Float64()*(p.High-p.Low))
+			}
+		}
+		v := CSVariants[rng.IntN(len(CSVariants))]
+		t.Run(fmt.Sprintf("%d-%s", i, v), func(t *testing.T) {
+			fast, err := RunCriticalSection(context.Background(), v, vals, uint64(i), RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow, err := RunCriticalSection(context.Background(), v, vals, uint64(i), RunOptions{Detailed: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			skipped += fast.FastForward.Skips
+			t.Logf("%d jumps", fast.FastForward.Skips)
+			fast.FastForward, slow.FastForward = sim.FastForwardStats{}, sim.FastForwardStats{}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("settings %v: fast-forwarded run differs:\nfast %+v\nslow %+v", vals, brief(fast), brief(slow))
+			}
+		})
+	}
 }
