@@ -62,6 +62,11 @@ func TestCounterMatchesExpected(t *testing.T) {
 				if r.Counter != r.Expected || r.Expected != uint64(vals[KeyIterations])*uint64(max(2, vals[KeyTasks])) {
 					t.Errorf("%s case %d seed %d: counter %d, expected %d", v, i, seed, r.Counter, r.Expected)
 				}
+				// The handshake passes the token round the ring: every
+				// increment is made by another task than the one before.
+				if v == VariantNotify && uint64(r.Handoffs) != r.Counter {
+					t.Errorf("notify case %d seed %d: %d hand-offs for %d increments, want one each", i, seed, r.Handoffs, r.Counter)
+				}
 			}
 		}
 	}

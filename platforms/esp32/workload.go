@@ -101,9 +101,12 @@ type CSResult struct {
 	// IRQBlameUS splits each of those latencies by what masked the
 	// interrupt meanwhile: IRQBlameUS[cause][i] goes with IRQLatencyUS[i]
 	// (see BlameCause); the causes of one interrupt add up to its latency.
-	IRQBlameUS        [numBlameCauses][]float64
-	ContextSwitches   int
-	IPIs              int
+	IRQBlameUS      [numBlameCauses][]float64
+	ContextSwitches int
+	IPIs            int
+	// Handoffs counts increments made by another task than the one
+	// before: how often the guard passed from task to task.
+	Handoffs          int
 	SyncRAMBytes      int
 	Counter, Expected uint64
 	// Kernel lock contention: acquisitions that found it held, time spun.
@@ -132,10 +135,23 @@ type csWorkload struct {
 	mux        *PortMux
 	tasks      []*TCB
 	finished   sim.Time
+	last       *TCB // the task that made the last increment
+	handoffs   int  // increments made by another task than the one before
+}
+
+// Snapshot records the workload's own state for fast-forward.
+func (w *csWorkload) Snapshot(s *sim.Snapshot) {
+	sim.Ident(s, w.last)
+	s.Int(&w.handoffs)
+	s.Time(&w.finished)
 }
 
 // criticalSection is `counter++` (l32i, addi, s32i) plus cs_cycles of work.
 func (w *csWorkload) criticalSection(t *TCB) {
+	if w.last != t {
+		w.last = t
+		w.handoffs++
+	}
 	v := t.Load(w.counter)
 	t.Work(1 + w.csCycles)
 	t.Store(w.counter, v+1)
@@ -277,7 +293,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 		return res, err
 	}
 	if !opt.Detailed {
-		e.EnableFastForward(k)
+		e.EnableFastForward(k, w)
 	}
 	err = e.Run(ctx)
 	defer e.Close()
@@ -307,6 +323,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	}
 	res.MaxIRQUS, res.P99IRQUS = maxAndP99(res.IRQLatencyUS)
 	res.ContextSwitches = k.Switches
+	res.Handoffs = w.handoffs
 	res.IPIs = k.SoC.IPIs
 	res.KernelLockContended = k.KernelLock.Contended
 	res.KernelLockSpinUS = k.KernelLock.SpinTime.Micros()
