@@ -42,3 +42,50 @@ func Example() {
 	// counter: 2000
 	// woken by events: true
 }
+
+// A core rings a doorbell interrupt on its neighbour 200,000 times. The
+// loop repeats itself between the neighbour's ticks, so fast-forward jumps
+// over the repetitions; the run ends where the detailed run ends.
+func ExampleEngine_EnableFastForward() {
+	run := func(fast bool) (sim.Time, uint64, sim.FastForwardStats) {
+		e := sim.NewEngine(1)
+		for i := 0; i < 2; i++ {
+			e.AddCore(sim.CoreConfig{Name: "lx6", Hz: 240_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 40, IRQExit: 30})
+		}
+		m, _ := e.NewMemory(sim.Coherence{LineSize: 8})
+		m.AddRegion(sim.Region{Name: "sram", Base: 0x1000, Size: 64, Uncached: true, Latency: 25 * sim.Nanosecond, Occupancy: 10 * sim.Nanosecond})
+		const mailbox = sim.Addr(0x1000)
+		cores := e.Cores()
+		cores[1].SetHandler(func(p *sim.Proc, irq sim.IRQ) { p.Compute(20) })
+		cores[1].NewTimer(1).Periodic(sim.Millisecond, sim.Millisecond) // a tick: a boundary fast-forward stops at
+		bell := sim.NewEvent(func() { cores[1].Raise(2) }, false)
+		cores[1].Start(e.NewProc("idle", true, func(p *sim.Proc) {
+			for range p.Loop(-1) {
+				p.WFI() // sleep until the doorbell (or the tick), take it, sleep again
+			}
+		}))
+		e.Spawn(cores[0], "sender", func(p *sim.Proc) {
+			for i := range p.Loop(200_000) {
+				p.Store(mailbox, uint64(i%2)) // a value that repeats every two iterations
+				e.After(100*sim.Nanosecond, bell)
+				p.Compute(200)
+			}
+		})
+		if fast {
+			e.EnableFastForward()
+		}
+		if err := e.Run(context.Background()); err != nil {
+			fmt.Println(err)
+		}
+		return e.Now(), e.Events(), e.FastForward()
+	}
+	t1, ev1, _ := run(false)
+	t2, ev2, st := run(true)
+	fmt.Println("same end:", t1 == t2, ev1 == ev2)
+	fmt.Println("simulated time:", t2)
+	fmt.Printf("skipped: %.0f%%\n", 100*float64(st.Time)/float64(t2))
+	// Output:
+	// same end: true true
+	// simulated time: 171.667ms
+	// skipped: 99%
+}
