@@ -378,6 +378,10 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 			p.SpinCAS(m.Addr, spinlockFree, coreIDRegval[c], k.cfg.SpinLoop)
 		}
 		m.owner, m.count, m.since = c, 1, p.Now()
+		if k.cfg.Asserts {
+			// spinlock.h, on success: assert(lock->owner == core_owner_id).
+			k.load(p, m.Addr)
+		}
 	}
 	// PRID read, owner check, count and nesting updates: charged after the
 	// S32C1I, inside the masked region, where most of them run.
@@ -411,6 +415,10 @@ func (k *Kernel) release(p *sim.Proc, m *PortMux) bool {
 	if m.owner != c {
 		p.Fail(fmt.Errorf("esp32: core %d exits critical section on %s held by core %d", c, m.Name, m.owner))
 		return false
+	}
+	if k.cfg.Asserts {
+		// spinlock_release: assert(core_owner_id == lock->owner) first.
+		k.load(p, m.Addr)
 	}
 	m.count--
 	if m.count == 0 {

@@ -40,6 +40,7 @@ const (
 	KeyTickBody         = "tick_body_cycles"
 	KeyIdleLoop         = "idle_loop_cycles"
 	KeyNotifyEntries    = "notify_entries"
+	KeyAsserts          = "idf_asserts"
 )
 
 // calib is the calibration sheet every ASSUME below refers to.
@@ -112,6 +113,9 @@ func Params() platforms.Params {
 		{Key: KeyNotifyEntries, Value: 1, Unit: "entries", Prov: platforms.CODE, Min: 1, Max: 32,
 			Source: "esp-idf components/freertos/Kconfig CONFIG_FREERTOS_TASK_NOTIFICATION_ARRAY_ENTRIES (default 1)",
 			Doc:    "notification indexes per task (configTASK_NOTIFICATION_ARRAY_ENTRIES)"},
+		{Key: KeyAsserts, Value: 1, Unit: "flag", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
+			Source: "esp-idf Kconfig CONFIG_COMPILER_OPTIMIZATION_ASSERTION_LEVEL (default: assertions enabled, docs/en/api-guides/error-handling.rst); esp_hw_support/include/spinlock.h asserts lock->owner == core_owner_id after taking the lock and before releasing it",
+			Doc:    "1: IDF's asserts are compiled in, so every portMUX acquire and release reads the owner word once more at the SRAM port; 0: NDEBUG"},
 	}
 }
 
@@ -145,7 +149,9 @@ type Config struct {
 	TakeBody, GiveBody, BlockBody, NotifyBody    int64
 	TickBody, IdleLoop                           int64
 	NotifyEntries                                int
-	ExecMW, WFIMW                                float64
+	// Asserts: spinlock.h's assert reads of the owner word are compiled in.
+	Asserts       bool
+	ExecMW, WFIMW float64
 }
 
 // ConfigFrom checks values (a labkit run's parameters; missing keys take
@@ -180,7 +186,7 @@ func ConfigFrom(values map[string]float64) (Config, error) {
 		SwitchSelect: cyc(KeySwitchSelect), SwitchSave: cyc(KeySwitchSave),
 		TakeBody: cyc(KeyTakeBody), GiveBody: cyc(KeyGiveBody), BlockBody: cyc(KeyBlockBody), NotifyBody: cyc(KeyNotifyBody),
 		TickBody: cyc(KeyTickBody), IdleLoop: cyc(KeyIdleLoop),
-		NotifyEntries: int(get(KeyNotifyEntries)),
-		ExecMW:        pw.busyMA * supplyV / 2, WFIMW: pw.idleMA * supplyV / 2,
+		NotifyEntries: int(get(KeyNotifyEntries)), Asserts: get(KeyAsserts) == 1,
+		ExecMW: pw.busyMA * supplyV / 2, WFIMW: pw.idleMA * supplyV / 2,
 	}, nil
 }
