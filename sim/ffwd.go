@@ -15,8 +15,9 @@ import (
 // so until something outside the period intervenes: an event whose time
 // did not move with the period (a tick, a peripheral, the time limit) or a
 // loop that ends. Fast-forward then adds k·D to every number at once, k
-// periods that end at least two periods before the first such boundary,
-// and the run goes on in detail from there. The result is the one the
+// periods that end at least one period (and the reach of every pending
+// event) before the first such boundary, and the run goes on in detail
+// from there. The result is the one the
 // detailed run gives, bit for bit (tests compare the two on every
 // workload that enables it); nothing is estimated.
 //
@@ -26,9 +27,11 @@ import (
 // Snapshotter. Go locals of a suspended process are invisible, so processes
 // follow two rules, which the engine checks where it can:
 //   - A process that ran during the compared periods must have passed a loop
-//     head (Proc.Loop) in each, and everything it read since its last loop
-//     head (loaded values, Peek) is compared exactly: a value that moves
-//     with the period, held across a wait, defeats the match.
+//     head (Proc.Loop, or the dispatch of an interrupt) in each, and
+//     everything it read since its last loop head (loaded values, Peek,
+//     what the loop declared it carries with Carry) is compared exactly: a
+//     value that moves with the period, held across a wait, defeats the
+//     match.
 //   - A simulated time (Proc.Now) must not be held in a local across a wait;
 //     keep it in a component's state instead. Inside sim, waits that hold
 //     one (Compute, Sleep) mark the process, and a marked process that ran
@@ -194,6 +197,8 @@ type loopState struct {
 // ever when n < 0. Each loop head is where fast-forward may compare states
 // and skip ahead (then the loop simply goes on from a later iteration).
 // Range over it like a counted loop: for i := range p.Loop(n) { ... }.
+// A body that keeps values in locals from one iteration to the next
+// declares them with Carry; loops may nest (a retry loop inside a call).
 func (p *Proc) Loop(n int) iter.Seq[int] {
 	return func(yield func(int) bool) {
 		l := &loopState{n: n}
