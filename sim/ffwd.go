@@ -207,6 +207,7 @@ func (p *Proc) Loop(n int) iter.Seq[int] {
 		outer := p.hist
 		for l.n < 0 || l.done < l.n {
 			p.loopHead(outer, len(p.loops) == 1)
+			p.carry = 0 // consumed by this head
 			i := l.done
 			l.done++
 			if !yield(i) {
@@ -222,9 +223,8 @@ func (p *Proc) Loop(n int) iter.Seq[int] {
 // the heads of outermost loops (snap): one per period is enough, and
 // fewer snapshots cost less.
 func (p *Proc) loopHead(outer uint64, snap bool) {
-	carried := p.carry
-	p.hist, p.carry = outer, 0
-	p.observe(carried)
+	p.hist = outer
+	p.observe(p.carry)
 	p.marks++
 	if snap && p.e.ff != nil {
 		p.e.ff.atLoopHead(p.e, p)
@@ -432,6 +432,7 @@ func (p *Proc) snapshot(s *Snapshot) {
 	s.Key(uint64(p.level))
 	s.Key(uint64(p.inIRQ))
 	s.Key(p.hist)
+	s.Key(p.carry)
 	s.Key(uint64(p.dirty))
 	s.procs = append(s.procs, procMark{resumes: len(s.vals), marks: len(s.vals) + 1, dirty: p.dirty != 0})
 	s.Uint64(&p.resumes)
