@@ -448,14 +448,30 @@ func (p *Proc) snapshot(s *Snapshot) {
 func (c *Core) snapshot(s *Snapshot) {
 	Ident(s, c.cur)
 	s.Key(uint64(c.wait))
-	s.Key(uint64(c.cause))
+	// The cause and time of a wake, and the spin state, are read only
+	// while a wake is pending or the core spins: stale values of an earlier
+	// wait are left out, so that a state after an interrupt can match.
+	if c.resumeEv.Pending() {
+		s.Key(uint64(c.cause))
+		s.Time(&c.pendingAt)
+	}
+	if c.wait == waitSpin {
+		s.Time(&c.spinPhase)
+		s.Key(uint64(c.spinPeriod))
+		s.Key(uint64(c.spinOcc))
+		s.Key(uint64(c.sp.addr))
+		s.Key(uint64(c.sp.loop))
+		s.Flag(c.sp.rmw)
+		s.Key(c.sp.old)
+		s.Key(c.sp.new)
+		s.Key(c.sp.val)
+	}
 	s.Key(uint64(c.state))
 	s.Key(uint64(c.level))
 	s.Key(c.pending)
 	s.Flag(c.event)
 	s.Key(uint64(c.monLine))
 	Ident(s, c.monReg)
-	s.Time(&c.pendingAt)
 	s.Time(&c.since)
 	for i := range c.resid {
 		s.Time(&c.resid[i])
@@ -471,15 +487,6 @@ func (c *Core) snapshot(s *Snapshot) {
 			s.Log(&c.latency[i])
 		}
 	}
-	s.Time(&c.spinPhase)
-	s.Key(uint64(c.spinPeriod))
-	s.Key(uint64(c.spinOcc))
-	s.Key(uint64(c.sp.addr))
-	s.Key(uint64(c.sp.loop))
-	s.Flag(c.sp.rmw)
-	s.Key(c.sp.old)
-	s.Key(c.sp.new)
-	s.Key(c.sp.val)
 	s.Time(&c.Stall)
 	for i := range c.Wakeups {
 		s.Int(&c.Wakeups[i])
