@@ -104,3 +104,25 @@ func TestTimeSliceUnpinnedFair(t *testing.T) {
 		t.Errorf("finish times %v: spread %v, want all three within one tick (%v)", done, spread, tick)
 	}
 }
+
+// A holder preempted on one core is in transit until the incoming task
+// runs; if a higher-priority waiter blocks on its mutex meanwhile,
+// inheritance must not file it on a ready list (finishSwitch does, at its
+// new priority): filed twice, both cores picked it and a ready task was
+// lost. Four unpinned tasks of distinct priorities with long critical
+// sections and a 1 kHz tick reach that moment (found by
+// TestFastForwardExactRandom; it deadlocked at 67.6 ms).
+func TestInheritanceInTransit(t *testing.T) {
+	vals := map[string]float64{KeyIterations: 1500, KeyTasks: 4, KeyPinning: 0, KeyPriorities: 1, KeyCSCycles: 2400,
+		KeyTickHz: 1000, KeyPeriphHz: 100, KeySpinLoop: 28, KeySpinlockPair: 211, KeySRAMLatency: 4,
+		KeySwitchSave: 1430, KeySwitchSelect: 185, KeyIRQEntry: 166, KeyIRQExit: 165, KeyTakeBody: 134, KeyGiveBody: 276, KeyNotifyBody: 156}
+	for _, v := range []string{VariantMutex, VariantBinary} {
+		r, err := RunCriticalSection(context.Background(), v, vals, 244, RunOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if r.Counter != r.Expected {
+			t.Fatalf("%s: counter %d, want %d", v, r.Counter, r.Expected)
+		}
+	}
+}

@@ -223,20 +223,23 @@ func (k *Kernel) xTaskPriorityInherit(p *sim.Proc, waiter, holder *TCB) bool {
 }
 
 func (k *Kernel) setPriority(t *TCB, prio int) {
-	if t.State == Ready {
+	switch {
+	case t.State == Ready && t.inTransit:
+		// On no ready list yet: finishSwitch files it under the priority
+		// it has by then (filing it now would list it twice).
+		t.Priority = prio
+	case t.State == Ready:
 		k.removeReady(t)
 		t.Priority = prio
 		k.ready[prio] = append(k.ready[prio], t)
-		return
-	}
-	if t.event != nil { // keep the event list in priority order
+	case t.event != nil: // keep the event list in priority order
 		l := t.event
 		l.remove(t)
 		t.Priority = prio
 		l.insert(t)
-		return
+	default:
+		t.Priority = prio
 	}
-	t.Priority = prio
 }
 
 // xTaskPriorityDisinherit drops the giving holder back to its base priority
