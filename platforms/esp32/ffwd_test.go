@@ -99,6 +99,9 @@ func TestFastForwardExactRandom(t *testing.T) {
 			skipped += fast.FastForward.Skips
 			t.Logf("%d jumps", fast.FastForward.Skips)
 			fast.FastForward, slow.FastForward = sim.FastForwardStats{}, sim.FastForwardStats{}
+			if fast.Counter != fast.Expected || (v == VariantNotify && uint64(fast.Handoffs) != fast.Counter) {
+				t.Errorf("settings %v seed %d: counter %d, expected %d, hand-offs %d", vals, i, fast.Counter, fast.Expected, fast.Handoffs)
+			}
 			if !reflect.DeepEqual(fast, slow) {
 				t.Fatalf("settings %v: fast-forwarded run differs:\nfast %+v\nslow %+v", vals, brief(fast), brief(slow))
 			}
