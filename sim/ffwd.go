@@ -2,6 +2,7 @@ package sim
 
 import (
 	"iter"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"unsafe"
@@ -236,16 +237,15 @@ func (p *Proc) loopHead(outer uint64, snap bool) {
 // the loop head: call it just before going round again.
 func (p *Proc) Carry(vs ...uint64) {
 	for _, v := range vs {
-		p.carry = (p.carry<<7 | p.carry>>57) ^ v
-		p.carry = p.carry*0x9E3779B97F4A7C15 + 1
+		p.carry = mix(p.carry, v)
 	}
 }
 
 // observe folds a value the process read into what it saw since its loop head.
-func (p *Proc) observe(v uint64) {
-	p.hist = (p.hist<<7 | p.hist>>57) ^ v
-	p.hist *= 0x9E3779B97F4A7C15
-}
+func (p *Proc) observe(v uint64) { p.hist = mix(p.hist, v) }
+
+// mix folds v into the running hash h (order matters; mix(0, 0) != 0).
+func mix(h, v uint64) uint64 { return (bits.RotateLeft64(h, 7)^v)*0x9E3779B97F4A7C15 + 1 }
 
 // countSrc is a random source that counts its draws: a stream drawn from
 // during a period has moved on, which no linear step can reproduce.
