@@ -352,3 +352,40 @@ func TestTimeoutCheckTakesKernelLock(t *testing.T) {
 		}
 	}
 }
+
+// A second waiter that finds the holder already raised above it still
+// counts as having inherited (tasks.c xTaskPriorityInherit returns pdTRUE
+// when the holder's base priority is below the waiter's): when both time
+// out, the holder is back at its base priority.
+func TestInheritanceUndoneAfterSecondWaiterTimesOut(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	m, _ := k.NewSemaphore("m", Mutex, 1, 1, 8)
+	var during, after int
+	var got1, got2 bool
+	mustTask(t, k, "low", 3, 0, func(tcb *TCB) {
+		tcb.SemaphoreTake(m, PortMaxDelay)
+		tcb.Work(240_000 * 30) // 30 ms: both waiters have blocked by now
+		tcb.Now()
+		during = tcb.Priority
+		tcb.Work(240_000 * 120) // 120 ms: both have timed out by now
+		tcb.Now()
+		after = tcb.Priority
+		tcb.SemaphoreGive(m)
+	})
+	mustTask(t, k, "h1", 8, 0, func(tcb *TCB) {
+		tcb.Delay(1)
+		got1 = tcb.SemaphoreTake(m, 5)
+	})
+	// On the other core, so that it runs (and blocks) while low is at 8.
+	mustTask(t, k, "h2", 6, 1, func(tcb *TCB) {
+		tcb.Delay(2)
+		got2 = tcb.SemaphoreTake(m, 8)
+	})
+	run(t, e, k)
+	if got1 || got2 {
+		t.Fatalf("takes succeeded (h1 %v, h2 %v); want both to time out", got1, got2)
+	}
+	if during != 8 || after != 3 {
+		t.Fatalf("holder priority while both wait = %d (want 8), after both timed out = %d (want 3)", during, after)
+	}
+}

@@ -214,9 +214,16 @@ func (k *Kernel) pvTaskIncrementMutexHeldCount(p *sim.Proc, t *TCB) *TCB {
 
 // xTaskPriorityInherit raises the holder to the waiter's priority when it is
 // lower, moving it between ready lists if it is ready. Call under xKernelLock.
+// It reports whether the waiter has a priority the holder inherits: a holder
+// already at or above it must have inherited when its base priority is lower
+// (tasks.c xTaskPriorityInherit returns pdTRUE then), so that this waiter's
+// timeout, too, runs vTaskPriorityDisinheritAfterTimeout.
 func (k *Kernel) xTaskPriorityInherit(p *sim.Proc, waiter, holder *TCB) bool {
-	if holder == nil || holder.Priority >= waiter.Priority {
+	if holder == nil {
 		return false
+	}
+	if holder.Priority >= waiter.Priority {
+		return holder.BasePriority < waiter.Priority
 	}
 	k.setPriority(holder, waiter.Priority)
 	return true
