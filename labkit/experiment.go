@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -295,12 +296,12 @@ func (e Experiment) WithSettings(settings ...string) (Experiment, error) {
 		if !ok {
 			return e, fmt.Errorf("setting %q: want key=value; keys: %s", s, strings.Join(e.Params.Keys(), ", "))
 		}
-		var v float64
-		if _, err := fmt.Sscan(strings.TrimSpace(val), &v); err != nil {
-			return e, fmt.Errorf("setting %q: value %q is not a number", s, val)
+		key = strings.TrimSpace(key)
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil {
+			return e, fmt.Errorf("setting %q: value %q of %s is not a number", s, val, key)
 		}
-		var err error
-		if e, err = e.With(strings.TrimSpace(key), v); err != nil {
+		if e, err = e.With(key, v); err != nil {
 			return e, err
 		}
 	}

@@ -54,6 +54,14 @@ func TestWithSettingsAndVariants(t *testing.T) {
 			t.Errorf("WithSettings(%q) accepted", bad)
 		}
 	}
+	// A number followed by anything else is not a number (fmt.Sscan read
+	// "5abc" as 5 and "0,2" as 0).
+	for _, bad := range []struct{ setting, key, text string }{
+		{"work=5abc", "work", "5abc"}, {"noise=0,2", "noise", "0,2"}, {"work=5 6", "work", "5 6"}} {
+		if _, err := fixture().WithSettings(bad.setting); err == nil || !containsAll(err.Error(), bad.key, bad.text) {
+			t.Errorf("WithSettings(%q): err %v, want it to name %s and %q", bad.setting, err, bad.key, bad.text)
+		}
+	}
 	if _, err := fixture().WithVariants("medium"); err == nil || !containsAll(err.Error(), "medium", "fast, slow") {
 		t.Errorf("WithVariants: %v", err)
 	}
