@@ -8,9 +8,6 @@ import (
 	"synclab/sim"
 )
 
-// FlavourCodes numbers the lock algorithms for the numeric "lock" parameter.
-var FlavourCodes = []linux.Flavour{linux.QSpinlock, linux.Ticket, linux.TAS, linux.TTAS}
-
 // WorkloadParams returns the workload parameters of the spinlock
 // experiments. The article gives none of the lengths (only "70% load" and
 // "mixed interrupt/process-context contention"), so they are ASSUME with
@@ -34,6 +31,7 @@ func WorkloadParams() platforms.Params {
 			Doc: "CPUs running a contending thread (cpu0..n-1: A53s first, as Linux numbers them)", Min: 1, Max: 6},
 		{Key: "duration_ms", Value: 1000, Unit: "ms", Prov: platforms.ASSUME, Source: "run length; long enough for ~250 ticks at HZ=250",
 			Doc: "simulated time threads keep starting operations", Min: 1, Max: 60000, Low: 500, High: 5000},
+		// lock indexes linux.Flavours.
 		{Key: "lock", Value: 0, Unit: "code", Prov: platforms.CODE, Source: "arch/arm64/Kconfig ARCH_USE_QUEUED_SPINLOCKS (5.10)",
 			Doc: "lock algorithm: 0 qspinlock (arm64 5.10), 1 ticket (arm32), 2 test-and-set, 3 test-and-test-and-set", Choices: []float64{0, 1, 2, 3}},
 		{Key: "relax_cycles", Value: 20, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; ldr + cmp + b + yield",
@@ -70,7 +68,7 @@ func SpinlockWait(v map[string]float64, m linux.Mode) (Workload, error) {
 	}
 	us := func(k string) sim.Time { return sim.Time(v[k] * float64(sim.Microsecond)) }
 	w := Workload{
-		SoC: soc, Kernel: Kernel(v), Cores: int(v["cores"]), Flavour: FlavourCodes[int(v["lock"])],
+		SoC: soc, Kernel: Kernel(v), Cores: int(v["cores"]), Flavour: linux.Flavours[int(v["lock"])],
 		Wait: linux.Wait{Mode: m, RelaxCycles: int64(v["relax_cycles"]), SpinLimit: int(v["spin_limit"]),
 			WFELimit: int(v["wfe_limit"]), RedundantSEV: v["redundant_sev"] != 0},
 		Load: v["load"], CS: us("cs_us"), Outside: us("outside_us"),
