@@ -8,6 +8,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,9 +46,17 @@ type Shard struct {
 
 // ParseShard parses "i/n" with 0 <= i < n.
 func ParseShard(s string) (Shard, error) {
+	bad := fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	i, n, ok := strings.Cut(s, "/")
+	if !ok {
+		return Shard{}, bad
+	}
 	var sh Shard
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
-		return Shard{}, fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	var err1, err2 error
+	sh.Index, err1 = strconv.Atoi(i)
+	sh.Count, err2 = strconv.Atoi(n)
+	if err1 != nil || err2 != nil || sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
+		return Shard{}, bad
 	}
 	return sh, nil
 }

@@ -235,9 +235,12 @@ func TestShardsPartitionJobs(t *testing.T) {
 	if _, err := Merge(parts[0], foreign, parts[2]); err == nil || !containsAll(err.Error(), "different definitions") {
 		t.Fatalf("Merge of different definitions: err = %v", err)
 	}
-	for _, s := range []string{"3/3", "-1/2", "a/b", "1"} {
-		if _, err := ParseShard(s); err == nil {
-			t.Errorf("ParseShard(%q) accepted", s)
+	for _, s := range []string{"3/3", "-1/2", "a/b", "1", "0/4abc", "1/2/3", "0x/2", "1/"} {
+		if _, err := ParseShard(s); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", s)) {
+			t.Errorf("ParseShard(%q): err %v, want it to name the value", s, err)
 		}
+	}
+	if sh, err := ParseShard("2/4"); err != nil || sh != (Shard{Index: 2, Count: 4}) {
+		t.Errorf("ParseShard(2/4) = %v, %v", sh, err)
 	}
 }
