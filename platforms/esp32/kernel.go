@@ -580,16 +580,16 @@ func (k *Kernel) switchContext(p *sim.Proc, c int, slice bool) {
 	now := p.Now()
 	cur.RunTime += now - pc.switchedIn
 	pc.switchedIn = now
-	next := k.pickNext(c)
-	if cur.State == Running && cur != pc.idle && (next == pc.idle || next.Priority < cur.Priority) {
-		// Nothing of equal or higher priority is ready: keep running.
-		if next != pc.idle {
-			k.ready[next.Priority] = append([]*TCB{next}, k.ready[next.Priority]...)
-		}
-		next = cur
+	next := cur
+	if cur.State == Running && cur != pc.idle && !k.readyForCore(c, cur.Priority) {
+		// Nothing of equal or higher priority is ready for c (pickNext would
+		// find the idle task or a lower priority): keep running, and leave
+		// the ready lists as they are.
 		if slice && k.inTransitFor(c, cur.Priority) {
 			pc.sliceOwed = true
 		}
+	} else {
+		next = k.pickNext(c)
 	}
 	if next != cur {
 		pc.sliceOwed = false // a switch settles any owed slice

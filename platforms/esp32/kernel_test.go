@@ -389,3 +389,34 @@ func TestInheritanceUndoneAfterSecondWaiterTimesOut(t *testing.T) {
 		t.Fatalf("holder priority while both wait = %d (want 8), after both timed out = %d (want 3)", during, after)
 	}
 }
+
+// A yield that keeps the running task leaves the ready lists in FIFO order:
+// a lower-priority task for this core queued behind one pinned to the other
+// core is not moved to the head.
+func TestYieldWithoutSwitchKeepsReadyOrder(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	names := func(l []*TCB) []string {
+		var s []string
+		for _, t := range l {
+			s = append(s, t.Name)
+		}
+		return s
+	}
+	var before, after []string
+	var switches int
+	mustTask(t, k, "hog", 9, 0, func(tcb *TCB) { tcb.Work(240_000 * 5); tcb.Now() })
+	mustTask(t, k, "X", 3, 0, func(tcb *TCB) {})
+	mustTask(t, k, "Y", 3, 1, func(tcb *TCB) {})
+	mustTask(t, k, "A", 5, 1, func(tcb *TCB) {
+		tcb.Work(1000)
+		before = names(k.ready[3])
+		switches = k.Switches
+		k.yieldWithinAPI(tcb.Proc)
+		after = names(k.ready[3])
+		switches = k.Switches - switches
+	})
+	run(t, e, k)
+	if switches != 0 || !reflect.DeepEqual(before, []string{"X", "Y"}) || !reflect.DeepEqual(after, before) {
+		t.Fatalf("ready list at priority 3 %v before a yield, %v after (%d switches); want [X Y] both times, no switch", before, after, switches)
+	}
+}
