@@ -526,7 +526,7 @@ func (p *Proc) spin(st spinState, loop int64, try func() (uint64, bool)) uint64 
 	c := p.core
 	m := p.e.mem
 	c.setState(StateSpin)
-	defer c.setState(c.runState())
+	defer func() { c.setState(c.runState()) }() // c may change: a handler may move this task to another core
 	r, w, li := m.find(st.addr)
 	ln := &r.lines[li]
 	st.reg, st.w, st.loop = r, w, c.Cycles(loop)
