@@ -111,6 +111,29 @@ func (ps Params) Set(key string, v float64) error {
 	return fmt.Errorf("unknown parameter %q; known: %s", key, strings.Join(ps.Keys(), ", "))
 }
 
+// SetFrom sets each parameter of ps to its value in values, in ps's order,
+// checking it as Set does: the first bad value is the error, naming the
+// parameter and the value. Keys of values that ps lacks are ignored (one map
+// often carries several parameter sets). A parameter that values lacks keeps
+// its value, unless requireAll is set: then it is an error naming it. On an
+// error the parameters before the failing one have been set.
+func (ps Params) SetFrom(values map[string]float64, requireAll bool) error {
+	for i := range ps {
+		v, ok := values[ps[i].Key]
+		if !ok {
+			if requireAll {
+				return fmt.Errorf("parameter %s missing", ps[i].Key)
+			}
+			continue
+		}
+		if err := ps[i].Check(v); err != nil {
+			return err
+		}
+		ps[i].Value = v
+	}
+	return nil
+}
+
 // Keys returns the keys in sorted order.
 func (ps Params) Keys() []string {
 	keys := make([]string, len(ps))

@@ -159,14 +159,8 @@ type Config struct {
 // naming the parameter and what it accepts.
 func ConfigFrom(values map[string]float64) (Config, error) {
 	ps := Params()
-	for _, p := range ps {
-		v, ok := values[p.Key]
-		if !ok {
-			continue
-		}
-		if err := ps.Set(p.Key, v); err != nil {
-			return Config{}, err
-		}
+	if err := ps.SetFrom(values, false); err != nil {
+		return Config{}, err
 	}
 	get := func(k string) float64 { return ps.Get(k) }
 	cyc := func(k string) int64 { return int64(get(k) + 0.5) }

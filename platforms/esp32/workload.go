@@ -209,12 +209,8 @@ type RunOptions struct {
 func RunCriticalSection(ctx context.Context, variant string, values map[string]float64, seed uint64, opt RunOptions) (CSResult, error) {
 	var res CSResult
 	wp := append(WorkloadParams(), TraceParams()...)
-	for _, p := range wp {
-		if v, ok := values[p.Key]; ok {
-			if err := wp.Set(p.Key, v); err != nil {
-				return res, err
-			}
-		}
+	if err := wp.SetFrom(values, false); err != nil {
+		return res, err
 	}
 	cfg, err := ConfigFrom(values)
 	if err != nil {

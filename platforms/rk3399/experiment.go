@@ -53,14 +53,8 @@ func AllParams() platforms.Params { return append(Params(), WorkloadParams()...)
 // SpinlockWait builds the rk3399-spinlock-wait workload for wait mode m from
 // parameter values v (AllParams keys).
 func SpinlockWait(v map[string]float64, m linux.Mode) (Workload, error) {
-	for _, p := range WorkloadParams() {
-		x, ok := v[p.Key]
-		if !ok {
-			return Workload{}, fmt.Errorf("rk3399: parameter %s missing", p.Key)
-		}
-		if err := p.Check(x); err != nil {
-			return Workload{}, fmt.Errorf("rk3399: %w", err)
-		}
+	if err := WorkloadParams().SetFrom(v, true); err != nil {
+		return Workload{}, fmt.Errorf("rk3399: %w", err)
 	}
 	soc, err := SoC(v)
 	if err != nil {

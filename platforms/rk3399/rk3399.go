@@ -95,15 +95,8 @@ func Params() platforms.Params {
 // (every key of Params). Each value is checked against its parameter, so bad
 // input is an error naming the key and the value.
 func SoC(v map[string]float64) (generic.SoC, error) {
-	ps := Params()
-	for _, p := range ps {
-		x, ok := v[p.Key]
-		if !ok {
-			return generic.SoC{}, fmt.Errorf("rk3399: parameter %s missing", p.Key)
-		}
-		if err := p.Check(x); err != nil {
-			return generic.SoC{}, fmt.Errorf("rk3399: %w", err)
-		}
+	if err := Params().SetFrom(v, true); err != nil {
+		return generic.SoC{}, fmt.Errorf("rk3399: %w", err)
 	}
 	cyc := func(k string) int64 { return int64(v[k]) }
 	cluster := func(name, core string, n int, opps []generic.OPP, mhz, coeff, static float64) generic.Cluster {

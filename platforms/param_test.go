@@ -1,0 +1,49 @@
+package platforms
+
+import (
+	"strings"
+	"testing"
+)
+
+func testParams() Params {
+	return Params{
+		{Key: "a", Value: 1, Min: 0, Max: 10},
+		{Key: "b", Value: 2, Choices: []float64{2, 4}},
+		{Key: "c", Value: 3, Min: 0, Max: 5},
+	}
+}
+
+func TestSetFrom(t *testing.T) {
+	ps := testParams()
+	// Missing keys keep their values; keys ps lacks are ignored.
+	if err := ps.SetFrom(map[string]float64{"a": 7, "b": 4, "other": -1}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := ps.Values(); got["a"] != 7 || got["b"] != 4 || got["c"] != 3 || len(got) != 3 {
+		t.Errorf("values after SetFrom = %v, want a 7, b 4, c 3", got)
+	}
+
+	for _, tc := range []struct {
+		values     map[string]float64
+		requireAll bool
+		want       string // a substring of the error
+	}{
+		{map[string]float64{"a": 11}, false, "parameter a: value 11 out of range [0, 10]"},
+		{map[string]float64{"b": 3}, false, "parameter b: value 3 not allowed; choose one of [2 4]"},
+		// The first bad parameter in ps's order is the one named.
+		{map[string]float64{"c": -1, "a": 20}, false, "parameter a: value 20"},
+		{map[string]float64{"a": 1, "b": 2}, true, "parameter c missing"},
+		{map[string]float64{"a": 1, "b": 5}, true, "parameter b: value 5"},
+	} {
+		ps := testParams()
+		err := ps.SetFrom(tc.values, tc.requireAll)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("SetFrom(%v, %v) = %v, want an error containing %q", tc.values, tc.requireAll, err, tc.want)
+		}
+	}
+
+	ps = testParams()
+	if err := ps.SetFrom(map[string]float64{"a": 0, "b": 2, "c": 5}, true); err != nil {
+		t.Errorf("SetFrom with every key: %v", err)
+	}
+}
