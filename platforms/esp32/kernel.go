@@ -240,9 +240,15 @@ func (k *Kernel) Config() Config { return k.cfg }
 // NewPortMux allocates a spinlock word in SRAM aligned to align bytes
 // (portMUX_INITIALIZER_UNLOCKED).
 func (k *Kernel) NewPortMux(name string, align uint64) *PortMux {
-	a := k.SoC.Alloc(portMuxBytes, align)
-	k.SoC.Mem.Poke(a, spinlockFree)
-	m := &PortMux{Name: name, Addr: a, owner: -1}
+	return k.portMuxAt(name, k.SoC.Alloc(portMuxBytes, align))
+}
+
+// portMuxAt initializes the spinlock whose owner word is at addr (free,
+// portMUX_INITIALIZER_UNLOCKED), for a new lock or one inside another
+// object (a queue's xQueueLock).
+func (k *Kernel) portMuxAt(name string, addr sim.Addr) *PortMux {
+	k.SoC.Mem.Poke(addr, spinlockFree)
+	m := &PortMux{Name: name, Addr: addr, owner: -1}
 	k.muxes = append(k.muxes, m)
 	return m
 }

@@ -70,10 +70,8 @@ func (k *Kernel) NewSemaphore(name string, kind SemKind, maxCount, initial uint6
 		countAddr: a + 56, waitersAddr: a + 24, // uxMessagesWaiting, xTasksWaitingToReceive.uxNumberOfItems
 		waitRecv: EventList{Name: name}, takeDesc: fmt.Sprintf("take %s %q", kind, name)}
 	// xQueueLock is the last member of IDF's Queue_t.
-	s.Lock = &PortMux{Name: name + ".xQueueLock", Addr: a + 72, owner: -1}
-	k.SoC.Mem.Poke(s.Lock.Addr, spinlockFree)
+	s.Lock = k.portMuxAt(name+".xQueueLock", a+72)
 	k.SoC.Mem.Poke(s.countAddr, initial)
-	k.muxes = append(k.muxes, s.Lock)
 	k.sems = append(k.sems, s)
 	return s, nil
 }
@@ -294,9 +292,22 @@ func (k *Kernel) xQueueGenericSend(t *TCB, s *Semaphore) bool {
 		k.exitCritical(p, s.Lock)
 		return false
 	}
+	yield := k.giveLocked(p, s, n)
+	k.exitCritical(p, s.Lock)
+	if yield {
+		k.yieldWithinAPI(p) // queueYIELD_IF_USING_PREEMPTION
+	}
+	return true
+}
+
+// giveLocked is the body of a give that found room, count n, under s's
+// xQueueLock, from a task or an ISR: a mutex disinherits its holder
+// (prvCopyDataToQueue), the count rises and the highest-priority waiter is
+// unblocked. It reports whether the calling core should yield.
+func (k *Kernel) giveLocked(p *sim.Proc, s *Semaphore, n uint64) bool {
 	yield := false
 	k.work(p, k.cfg.GiveBody)
-	if s.isMutex() { // prvCopyDataToQueue
+	if s.isMutex() {
 		k.enterCritical(p, k.KernelLock)
 		yield = k.xTaskPriorityDisinherit(p, s.holder)
 		k.exitCritical(p, k.KernelLock)
@@ -311,11 +322,7 @@ func (k *Kernel) xQueueGenericSend(t *TCB, s *Semaphore) bool {
 		k.guardedStore(p, s.waitersAddr, uint64(s.waitRecv.Len()))
 		k.exitCritical(p, k.KernelLock)
 	}
-	k.exitCritical(p, s.Lock)
-	if yield {
-		k.yieldWithinAPI(p) // queueYIELD_IF_USING_PREEMPTION
-	}
-	return true
+	return yield
 }
 
 // xTaskRemoveFromEventList unblocks the head of l (highest priority, first
@@ -342,14 +349,7 @@ func (k *Kernel) xSemaphoreGiveFromISR(p *sim.Proc, s *Semaphore) (ok, woken boo
 		k.exitCritical(p, s.Lock)
 		return false, false
 	}
-	k.work(p, k.cfg.GiveBody)
-	k.guardedStore(p, s.countAddr, n+1)
-	if k.guardedLoad(p, s.waitersAddr) != 0 {
-		k.enterCritical(p, k.KernelLock)
-		woken = k.xTaskRemoveFromEventList(p, &s.waitRecv)
-		k.guardedStore(p, s.waitersAddr, uint64(s.waitRecv.Len()))
-		k.exitCritical(p, k.KernelLock)
-	}
+	woken = k.giveLocked(p, s, n)
 	k.exitCritical(p, s.Lock)
 	return true, woken
 }
