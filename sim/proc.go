@@ -185,9 +185,11 @@ func (p *Proc) waitUntil(t Time, kind waitKind) WakeCause {
 }
 
 // waitFor suspends p until a waker ends the wait (no timeout of its own).
+// A WFE or a spin does not begin while an interrupt it would take is
+// pending (one raised during a spinner's poll stall, say).
 func (p *Proc) waitFor(kind waitKind) WakeCause {
 	c := p.core
-	if kind == waitWFE && c.deliverable() {
+	if (kind == waitWFE || kind == waitSpin) && c.deliverable() {
 		return WakeInterrupt
 	}
 	c.wait = kind
