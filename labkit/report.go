@@ -92,7 +92,7 @@ code,pre{background:#f5f5f5}pre{padding:.5em;overflow:auto}.synclab-chart{margin
 	return b.String()
 }
 
-// WriteFile writes the report's HTML to path (atomically).
+// WriteFile writes the report's HTML to path (atomically, mode 0644).
 func (r *Report) WriteFile(path string) error {
-	return writeAtomic(path, []byte(r.HTML()))
+	return WriteFileAtomic(path, []byte(r.HTML()), 0o644)
 }

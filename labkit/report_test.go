@@ -46,6 +46,9 @@ func TestReportSelfContained(t *testing.T) {
 	if err := rep.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o644 {
+		t.Errorf("report mode %v (%v), want -rw-r--r--", info.Mode(), err)
+	}
 	b, _ := os.ReadFile(path)
 	page := string(b)
 	if !strings.Contains(page, "FAKE-ECHARTS") || strings.Count(page, "FAKE-ECHARTS") != 1 {

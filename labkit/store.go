@@ -79,19 +79,21 @@ func Decode(b []byte) (*Result, error) {
 	return &r, nil
 }
 
-// Save writes r to path atomically (see writeAtomic), so a reader never
-// sees a partial file.
+// Save writes r to path atomically (see WriteFileAtomic) with mode 0644, so
+// a reader never sees a partial file.
 func Save(path string, r *Result) error {
 	b, err := Encode(r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return writeAtomic(path, b)
+	return WriteFileAtomic(path, b, 0o644)
 }
 
-// writeAtomic writes b to a temporary file in path's directory, syncs it
-// and renames it over path.
-func writeAtomic(path string, b []byte) error {
+// WriteFileAtomic writes b to a temporary file in path's directory (created
+// if missing), gives it mode perm (not narrowed by the umask), syncs it and
+// renames it over path, so a reader sees the old or the new content, never
+// a partial file.
+func WriteFileAtomic(path string, b []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -102,6 +104,10 @@ func writeAtomic(path string, b []byte) error {
 	}
 	defer os.Remove(f.Name()) // no-op after a successful rename
 	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil { // CreateTemp makes the file 0600
 		f.Close()
 		return err
 	}

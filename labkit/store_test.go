@@ -38,6 +38,29 @@ func TestStoreRoundTrip(t *testing.T) {
 	if len(left) > 0 {
 		t.Fatalf("temporary files left: %v", left)
 	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o644 {
+		t.Fatalf("result file mode %v (%v), want -rw-r--r--", info.Mode(), err)
+	}
+}
+
+func TestWriteFileAtomicMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "f.txt")
+	for _, perm := range []os.FileMode{0o644, 0o600, 0o664} { // each rewrite sets the mode asked for
+		if err := WriteFileAtomic(path, []byte(perm.String()), perm); err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(path)
+		if err != nil || info.Mode().Perm() != perm {
+			t.Fatalf("mode %v (%v), want %v", info.Mode(), err, perm)
+		}
+		if b, _ := os.ReadFile(path); string(b) != perm.String() {
+			t.Fatalf("content %q, want %q", b, perm.String())
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
 }
 
 func TestStoreRejectsBadFiles(t *testing.T) {

@@ -185,7 +185,7 @@ func spliceParams(doc, tables string) (string, error) {
 
 // updateReadme rewrites the parameter tables of the Markdown file at path
 // and reports whether its content changed; the file is left alone when it
-// is already up to date.
+// is already up to date, else replaced atomically keeping its mode.
 func updateReadme(path string, groups []labkit.PlatformGroup) (bool, error) {
 	old, err := os.ReadFile(path)
 	if err != nil {
@@ -202,12 +202,7 @@ func updateReadme(path string, groups []labkit.PlatformGroup) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(doc), info.Mode().Perm()); err != nil {
-		return false, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := labkit.WriteFileAtomic(path, []byte(doc), info.Mode().Perm()); err != nil {
 		return false, err
 	}
 	return true, nil

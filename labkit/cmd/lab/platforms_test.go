@@ -251,3 +251,22 @@ func TestPlatformsReadmeRewritesBetweenMarkers(t *testing.T) {
 		t.Errorf("-readme with a NAME: exit %d, %q", code, stderr)
 	}
 }
+
+func TestPlatformsReadmeKeepsMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "README.md")
+	if err := os.WriteFile(path, []byte(paramsBegin+"\nstale\n"+paramsEnd+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o664); err != nil { // a mode the umask would narrow
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCLI(t, "platforms", "-readme", path); code != 0 || !strings.Contains(out, "rewritten") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o664 {
+		t.Errorf("README mode %v (%v), want -rw-rw-r--", info.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
