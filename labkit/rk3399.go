@@ -44,7 +44,7 @@ func rk3399Metrics(w rk3399.Workload, r rk3399.Result) map[string]float64 {
 		"contended_pct":        100 * float64(r.Contended) / float64(max(r.Ops, 1)),
 		"irq_max_wait_us":      rk3399.Percentile(r.IRQWaits, 1).Micros(),
 		"counter":              float64(r.Counter),
-		"expected_counter":     float64(r.Expected),
+		"expected_counter":     float64(r.Ops),
 		"wakeups_event":        float64(r.Wakeups[sim.WakeEvent.String()]),
 		"wakeups_event_stream": float64(r.Wakeups[sim.WakeEventStream.String()]),
 		"ticks":                float64(r.Ticks),
