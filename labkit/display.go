@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/janpfeifer/gonb/gonbui"
+
+	"synclab/labkit/nbexport"
 )
 
 // EChartsCDN is where the ECharts library is fetched from when no local
@@ -52,8 +54,7 @@ const cdnLoaderJS = `if (!window.echarts && !window.__synclabEChartsLoading) { w
 func LibraryHTML() string {
 	if p := EChartsPath(); p != "" {
 		if b, err := os.ReadFile(p); err == nil {
-			lib := strings.ReplaceAll(string(b), "</script", `<\/script`)
-			return "<script>if (!window.echarts) { (function (define, module, exports) {\n" + lib + "\n}).call(window); }</script>"
+			return "<script>if (!window.echarts) { (function (define, module, exports) {\n" + nbexport.EscapeScript(string(b)) + "\n}).call(window); }</script>"
 		}
 	}
 	return `<div style="color:#b00000;font-weight:bold">SyncLab warning: no local ECharts copy (.tools/echarts/echarts.min.js; run the setup or set SYNCLAB_ECHARTS): charts load it from the CDN and need the network.</div>` +
@@ -63,7 +64,8 @@ func LibraryHTML() string {
 // HTML returns the chart's element and the script that draws it once
 // window.echarts exists (it waits for it; if the library never appears,
 // e.g. after clearing a notebook's outputs, it shows a warning and fetches
-// the library from the CDN).
+// the library from the CDN). The option is escaped for the <script>
+// element, so a title or series name may contain "</script>".
 func (c *Chart) HTML() string {
 	return fmt.Sprintf(`<div id="%[1]s" class="synclab-chart" style="width:%[2]s;height:%[3]s"></div>
 <script>(function () {
@@ -78,7 +80,7 @@ func (c *Chart) HTML() string {
       %[6]s
     }
   }, 50);
-})();</script>`, c.ID, c.Width, c.Height, c.ID, c.Option, fmt.Sprintf(cdnLoaderJS, EChartsCDN))
+})();</script>`, c.ID, c.Width, c.Height, c.ID, nbexport.EscapeScript(c.Option), fmt.Sprintf(cdnLoaderJS, EChartsCDN))
 }
 
 // injectedMarker is a file in the GoNB kernel's temporary directory that

@@ -1,6 +1,7 @@
 package labkit
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -49,5 +50,32 @@ func TestDisplayWaitsForTheOutput(t *testing.T) {
 		if !slices.Equal(events, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, events, tc.want)
 		}
+	}
+}
+
+// TestChartHTMLEscapesScriptEnd checks that a title or series name holding
+// "</script>" cannot end the chart's <script> element early.
+func TestChartHTMLEscapesScriptEnd(t *testing.T) {
+	title := `p99 </script><script>alert("title")</script>`
+	chart := Lines(title, "x", "y", []float64{1}, Series{Name: "</SCRIPT >series", Values: []float64{1}})
+	h := chart.HTML()
+	if n := strings.Count(strings.ToLower(h), "</script"); n != 1 {
+		t.Errorf("chart HTML has %d </script, want 1 (its own end):\n%s", n, h)
+	}
+	// The escaped option is still the same JSON.
+	_, call, _ := strings.Cut(h, "chart.setOption(")
+	option, _, ok := strings.Cut(call, "); }\n")
+	if !ok {
+		t.Fatalf("no setOption call in\n%s", h)
+	}
+	var opt struct {
+		Title  struct{ Text string }
+		Series []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(option), &opt); err != nil {
+		t.Fatalf("embedded option is not JSON: %v", err)
+	}
+	if opt.Title.Text != title || len(opt.Series) != 1 || opt.Series[0].Name != "</SCRIPT >series" {
+		t.Errorf("embedded option: title %q, series %+v", opt.Title.Text, opt.Series)
 	}
 }

@@ -274,7 +274,28 @@ func inlineScript(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w (run scripts/setup.sh to fetch the offline assets)", err)
 	}
-	return "<script>\n" + strings.ReplaceAll(string(b), "</script", `<\/script`) + "\n</script>", nil
+	return "<script>\n" + EscapeScript(string(b)) + "\n</script>", nil
+}
+
+// EscapeScript makes JavaScript text safe to place inside a <script> element: it writes every
+// "</script" (in any case, which would end the element) as "<\/script", which means the same in
+// JavaScript strings, regular expressions and comments. labkit uses it for the charts too.
+func EscapeScript(js string) string {
+	var b strings.Builder
+	b.Grow(len(js))
+	for {
+		i := strings.Index(js, "</")
+		if i < 0 {
+			break
+		}
+		b.WriteString(js[:i+1]) // up to the '<'
+		js = js[i+1:]           // from the '/'
+		if len(js) >= 7 && strings.EqualFold(js[1:7], "script") {
+			b.WriteByte('\\')
+		}
+	}
+	b.WriteString(js)
+	return b.String()
 }
 
 // NeedsMath reports whether a page's text (outside scripts and styles) contains TeX math.

@@ -108,6 +108,21 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestEscapeScript(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                   "",
+		"var a = 1 < 2;":                     "var a = 1 < 2;",
+		`var s = "</script>";`:               `var s = "<\/script>";`,
+		`"</SCRIPT >" + '</Script' + "</"`:   `"<\/SCRIPT >" + '<\/Script' + "</"`,
+		`"</scrip" + "</div>" + "<\/script"`: `"</scrip" + "</div>" + "<\/script"`,
+		"</script</script":                   `<\/script<\/script`,
+	} {
+		if got := EscapeScript(in); got != want {
+			t.Errorf("EscapeScript(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestNeedsMath(t *testing.T) {
 	for page, want := range map[string]bool{
 		"<p>energy $E = P t$ per wake-up</p>":                 true,
