@@ -230,6 +230,12 @@ func TestShardsPartitionJobs(t *testing.T) {
 			t.Fatalf("Merge accepted %d parts with a missing or duplicate shard", len(bad))
 		}
 	}
+	// Shards computed by different code do not make one result.
+	stale := *parts[1]
+	stale.Code = CodeVersion{Commit: "0123456789abcdef", Source: "fedcba9876543210fedcba9876543210", Go: "go1.0"}
+	if _, err := Merge(parts[0], &stale, parts[2]); err == nil || !containsAll(err.Error(), "different code", parts[0].Code.String(), stale.Code.String()) {
+		t.Fatalf("Merge of shards of different code: err = %v", err)
+	}
 	other, _ := e.With("noise", 0.2)
 	foreign, _ := Execute(context.Background(), other, fixtureRun, RunOptions{Shard: Shard{Index: 1, Count: 3}, Progress: NoProgress})
 	if _, err := Merge(parts[0], foreign, parts[2]); err == nil || !containsAll(err.Error(), "different definitions") {

@@ -152,7 +152,8 @@ func CachePath(dir string, e Experiment, shard Shard) string {
 }
 
 // Merge combines shard results of one experiment into a complete result. It
-// checks that all shards share the definition hash, that each of the n
+// checks that all shards share the definition hash and the code version
+// (CodeVersion.Key), that each of the n
 // shards is present exactly once and complete (not interrupted, no failed
 // runs).
 func Merge(parts ...*Result) (*Result, error) {
@@ -166,6 +167,8 @@ func Merge(parts ...*Result) (*Result, error) {
 		switch {
 		case p.Hash != first.Hash:
 			return nil, fmt.Errorf("merge: results of different definitions (%s %s vs %s %s)", first.Experiment.Name, first.Hash, p.Experiment.Name, p.Hash)
+		case p.Code.Key() != first.Code.Key():
+			return nil, fmt.Errorf("merge: shards %s and %s computed by different code (%s vs %s)", first.Shard, p.Shard, first.Code, p.Code)
 		case max(p.Shard.Count, 1) != n:
 			return nil, fmt.Errorf("merge: shard %s does not belong to a split in %d", p.Shard, n)
 		case len(p.Failures()) > 0:
