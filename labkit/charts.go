@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
-	"github.com/go-echarts/go-echarts/v2/render"
 
 	"synclab/sim"
 )
@@ -48,10 +47,10 @@ var funcMarkers = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
 // go-echarts v2.6.7 HTML-escapes it before stripping the function markers,
 // which leaves functions quoted as strings.
 func newChart(title string, c interface {
-	RenderSnippet() render.ChartSnippet
+	Validate() // sets the axis data (from SetXAxis) and the assets
 	JSONNotEscaped() template.HTML
 }) *Chart {
-	c.RenderSnippet() // runs the chart's Validate: axis data, assets
+	c.Validate()
 	option := strings.TrimSpace(funcMarkers.ReplaceAllString(string(c.JSONNotEscaped()), ""))
 	sum := sha256.Sum256([]byte(option))
 	id := fmt.Sprintf("synclab-%s-%d", hex.EncodeToString(sum[:6]), chartSeq.Add(1))
@@ -81,11 +80,7 @@ func pointLabel(pt map[string]float64) string {
 	if len(pt) == 0 {
 		return "default"
 	}
-	keys := make([]string, 0, len(pt))
-	for k := range pt {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(pt)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%g", k, pt[k])
@@ -175,7 +170,7 @@ func SweepLines(r *Result, metric, param string) (*Chart, error) {
 	title := fmt.Sprintf("%s: %s vs %s", e.Name, metric, param)
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(globals(title, "mean, band = 95% CI"),
-		charts.WithXAxisOpts(opts.XAxis{Name: param + " (" + p.Unit + ")", Type: "category", Data: cats}),
+		charts.WithXAxisOpts(opts.XAxis{Name: param + " (" + p.Unit + ")", Type: "category"}),
 		charts.WithYAxisOpts(opts.YAxis{Name: m.Unit, Type: "value", Scale: opts.Bool(true)}))...)
 	line.SetXAxis(cats)
 	for _, v := range e.Variants {
@@ -425,8 +420,8 @@ func Tornado(title, unit string, bars []TornadoBar) *Chart {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(globals(title, "change from baseline with each ASSUME parameter at its Low / High"),
 		charts.WithXAxisOpts(opts.XAxis{Name: unit, Type: "value"}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names}))...)
-	bar.SetXAxis(names)
+		charts.WithYAxisOpts(opts.YAxis{Type: "category"}))...)
+	bar.SetXAxis(names) // Validate puts it on the y axis (XYReversal)
 	bar.AddSeries("at Low", low, charts.WithBarChartOpts(opts.BarChart{BarGap: "-100%"}))
 	bar.AddSeries("at High", high, charts.WithBarChartOpts(opts.BarChart{BarGap: "-100%"}))
 	bar.XYReversal()
