@@ -330,22 +330,32 @@ func (e Experiment) Metric(name string) (Metric, bool) {
 // the last axis varying fastest. An experiment without sweep has one empty
 // point.
 func (e Experiment) Points() []map[string]float64 {
-	points := []map[string]float64{{}}
-	for _, a := range e.Sweep {
-		next := make([]map[string]float64, 0, len(points)*len(a.Values))
-		for _, p := range points {
-			for _, v := range a.Values {
-				q := make(map[string]float64, len(p)+1)
-				for k, x := range p {
-					q[k] = x
-				}
-				q[a.Param] = v
-				next = append(next, q)
-			}
-		}
-		points = next
+	points := make([]map[string]float64, e.numPoints())
+	for i := range points {
+		points[i] = e.point(i)
 	}
 	return points
+}
+
+// numPoints is the number of sweep points, len(e.Points()).
+func (e Experiment) numPoints() int {
+	n := 1
+	for _, a := range e.Sweep {
+		n *= len(a.Values)
+	}
+	return n
+}
+
+// point returns the swept values of sweep point i, e.Points()[i], without
+// building the grid: i in mixed radix, the last axis the lowest digit.
+func (e Experiment) point(i int) map[string]float64 {
+	p := make(map[string]float64, len(e.Sweep))
+	for k := len(e.Sweep) - 1; k >= 0; k-- {
+		a := e.Sweep[k]
+		p[a.Param] = a.Values[i%len(a.Values)]
+		i /= len(a.Values)
+	}
+	return p
 }
 
 // hashed is the part of an experiment that determines its results.

@@ -89,6 +89,21 @@ func TestPointsGrid(t *testing.T) {
 	if p := e.PointParams(5); p["work"] != 2 || p["hz"] != 1000 || p["noise"] != 0.1 {
 		t.Fatalf("PointParams(5) = %v", p)
 	}
+	e, _ = e.WithSweep("noise", 0, 0.1)
+	want := []map[string]float64{}
+	for _, w := range []float64{1, 2} {
+		for _, hz := range []float64{100, 250, 1000} {
+			for _, n := range []float64{0, 0.1} {
+				want = append(want, map[string]float64{"work": w, "hz": hz, "noise": n})
+			}
+		}
+	}
+	if pts := e.Points(); !reflect.DeepEqual(pts, want) || e.numPoints() != len(want) {
+		t.Fatalf("three axes: Points = %v", pts)
+	}
+	if pts := fixture().Points(); len(pts) != 1 || pts[0] == nil || len(pts[0]) != 0 {
+		t.Fatalf("no sweep: Points = %#v, want one empty point", pts)
+	}
 }
 
 func TestExperimentRoundTripAndHash(t *testing.T) {

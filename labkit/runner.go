@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -101,7 +102,7 @@ func (r *Result) Failures() []Run {
 
 // RunLabel names a run of r for messages: variant, swept values and repeat.
 func (r *Result) RunLabel(run Run) string {
-	return fmt.Sprintf("variant %s, %s, repeat %d", run.Variant, pointLabel(r.Experiment.Points()[run.Point]), run.Repeat)
+	return fmt.Sprintf("variant %s, %s, repeat %d", run.Variant, pointLabel(r.Experiment.point(run.Point)), run.Repeat)
 }
 
 // RunsFailedError is the error Execute and RunExperiment return, together
@@ -151,7 +152,7 @@ type job struct{ variant, point, repeat, index int }
 func (e Experiment) jobs(shard Shard) []job {
 	var out []job
 	n := 0
-	points := len(e.Points())
+	points := e.numPoints()
 	for v := range e.Variants {
 		for p := 0; p < points; p++ {
 			for r := 0; r < e.Repeats; r++ {
@@ -169,9 +170,7 @@ func (e Experiment) jobs(shard Shard) []job {
 // overrides) and the point's swept values.
 func (e Experiment) PointParams(i int) map[string]float64 {
 	m := e.Params.Values()
-	for k, v := range e.Points()[i] {
-		m[k] = v
-	}
+	maps.Copy(m, e.point(i))
 	return m
 }
 
@@ -229,9 +228,8 @@ func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*
 	if prog == nil {
 		prog = AutoProgress()
 	}
-	points := e.Points()
-	params := make([]map[string]float64, len(points))
-	for i := range points {
+	params := make([]map[string]float64, e.numPoints())
+	for i := range params {
 		params[i] = e.PointParams(i)
 	}
 
