@@ -45,6 +45,10 @@ type Engine struct {
 	q      *calQueue
 	live   int    // pending non-background events
 	events uint64 // events dispatched
+	// Run checks its context when events reach checkAt, and so does a
+	// process settling polls inline (which may never yield otherwise).
+	checkAt uint64
+	ctx     context.Context // Run's, while it runs
 
 	seed    uint64
 	procs   []*Proc
@@ -186,6 +190,9 @@ func (e *Engine) inlinePoll(t Time) bool {
 		(e.Until != 0 && top.t > e.Until) {
 		return false
 	}
+	if e.stopDue() {
+		return false // yield, so that Run stops the run
+	}
 	e.q.pop()
 	top.ev.seq = 0
 	e.live--
@@ -194,6 +201,27 @@ func (e *Engine) inlinePoll(t Time) bool {
 	c.poll()
 	return true
 }
+
+// stopDue reports, for a process settling polls inline, whether Run must
+// regain control: the event budget is spent, or the context was cancelled
+// (checked, as Run checks it, once every few thousand events). Only a run
+// that is ending yields here, so the events of a run do not depend on when
+// its context is checked (fast-forward skips move the event count).
+func (e *Engine) stopDue() bool {
+	if e.MaxEvents != 0 && e.events >= e.MaxEvents {
+		return true
+	}
+	if e.events >= e.checkAt {
+		if e.ctx != nil && e.ctx.Err() != nil {
+			return true // Run returns ErrStopped when it regains control
+		}
+		e.checkAt = e.events + checkEvery
+	}
+	return false
+}
+
+// checkEvery is how many events pass between checks of Run's context.
+const checkEvery = 4096
 
 // Step dispatches the next live event. It returns false when none is left.
 func (e *Engine) Step() bool {
@@ -316,6 +344,8 @@ func (e *Engine) Run(ctx context.Context) error {
 	if len(e.cores) == 0 {
 		return errors.New("engine: cores: 0; add at least one core")
 	}
+	e.ctx = ctx
+	defer func() { e.ctx = nil }()
 	defer e.finish()
 	lastProgress, quiet, quietSince := ^uint64(0), 0, e.now
 	for {
@@ -326,8 +356,13 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.stopReason = "done"
 			return nil
 		}
-		if e.events&4095 == 0 && ctx.Err() != nil {
-			return fmt.Errorf("%w at simulated time %v: %w", ErrStopped, e.now, ctx.Err())
+		if e.events >= e.checkAt {
+			// Events advance by more than one at a time (inline polls,
+			// fast-forward), so a count is compared, not a multiple.
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w at simulated time %v: %w", ErrStopped, e.now, ctx.Err())
+			}
+			e.checkAt = e.events + checkEvery
 		}
 		if e.MaxEvents != 0 && e.events >= e.MaxEvents {
 			return &RunawayError{At: e.now, Events: e.events, Waiters: e.Waiters()}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"context"
+	"errors"
 	"testing"
 )
 
@@ -73,5 +75,43 @@ func TestSpinTakesInterruptRaisedDuringPoll(t *testing.T) {
 	a, b := handledAt(true), handledAt(false)
 	if a != b || a > 200*Nanosecond {
 		t.Fatalf("handler ran at %v while spinning, at %v in the explicit loop (want the same, ~110ns)", a, b)
+	}
+}
+
+// A writer whose stores keep failing a spinner's polls settles them
+// inline and never yields; the run must still stop at its event budget or
+// when its context is cancelled, not only when the writer ends.
+func TestInlinePollsYieldToRunChecks(t *testing.T) {
+	const n = 200_000
+	run := func(maxEvents uint64, cancelAt int) (error, int) {
+		r := newRig(t, 2, false, nil)
+		defer r.e.Close()
+		r.e.MaxEvents = maxEvents
+		r.m.Poke(ramBase, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r.e.Spawn(r.e.Cores()[1], "spinner", func(p *Proc) {
+			p.SpinUntil(ramBase, 10, func(v uint64) bool { return v == 0 })
+		})
+		wrote := 0
+		r.e.Spawn(r.e.Cores()[0], "writer", func(p *Proc) {
+			for ; wrote < n; wrote++ {
+				if wrote == cancelAt {
+					cancel()
+				}
+				p.Store(ramBase, uint64(wrote)+1)
+				p.Compute(500) // long enough for the spinner's re-read to complete
+			}
+		})
+		return r.e.Run(ctx), wrote
+	}
+	err, wrote := run(10_000, -1)
+	var ra *RunawayError
+	if !errors.As(err, &ra) || wrote >= n/2 || ra.Events > 10_000+4096 {
+		t.Errorf("event budget 10000: got %v after %d of %d writes, want a runaway soon after the budget", err, wrote, n)
+	}
+	err, wrote = run(0, 1000)
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) || wrote >= n/2 {
+		t.Errorf("cancelled at write 1000: got %v after %d of %d writes, want ErrStopped soon after", err, wrote, n)
 	}
 }
