@@ -3,6 +3,8 @@ package labkit
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"synclab/platforms"
 	"synclab/platforms/generic"
@@ -33,16 +35,17 @@ var rk3399WaitMetrics = []Metric{
 }
 
 func rk3399Metrics(w rk3399.Workload, r rk3399.Result) map[string]float64 {
+	waits := rk3399.Percentiles(r.Waits, 0.99, 1)
 	m := map[string]float64{
 		"avg_lock_wait_ms":     rk3399.Mean(r.Waits).Millis(),
-		"p99_lock_wait_ms":     rk3399.Percentile(r.Waits, 0.99).Millis(),
-		"max_lock_wait_ms":     rk3399.Percentile(r.Waits, 1).Millis(),
+		"p99_lock_wait_ms":     waits[0].Millis(),
+		"max_lock_wait_ms":     waits[1].Millis(),
 		"throughput_ops_s":     float64(r.Ops) / r.Elapsed.Seconds(),
 		"power_mw":             r.PowerMW,
 		"energy_mj":            r.EnergyMJ,
 		"stall_pct":            r.StallPct(w.Cores),
 		"contended_pct":        100 * float64(r.Contended) / float64(max(r.Ops, 1)),
-		"irq_max_wait_us":      rk3399.Percentile(r.IRQWaits, 1).Micros(),
+		"irq_max_wait_us":      rk3399.Percentiles(r.IRQWaits, 1)[0].Micros(),
 		"counter":              float64(r.Counter),
 		"expected_counter":     float64(r.Ops),
 		"wakeups_event":        float64(r.Wakeups[sim.WakeEvent.String()]),
@@ -97,38 +100,42 @@ func runRK3399Split(ctx context.Context, spec RunSpec) (RunResult, error) {
 }
 
 // scalingParams are the lock-scaling workload: every thread hammers one lock
-// with short sections and little work between them.
+// with short sections and little work between them. The run keeps only the
+// RK3399's A72 cluster and takes the lock from the variant, so the A53 and
+// lock parameters, which would change nothing, are left out.
 func scalingParams() platforms.Params {
-	ps := rk3399.AllParams()
-	set := func(k string, v float64) {
-		for i := range ps {
-			if ps[i].Key == k {
-				ps[i].Value = v
-				ps[i].Max = max(ps[i].Max, v)
-			}
+	ps := slices.DeleteFunc(rk3399.AllParams(), func(p platforms.Param) bool {
+		switch p.Key {
+		case "a53_mhz", "a53_dyn_coeff", "a53_static_mw", "lock":
+			return true
 		}
-	}
-	set("load", 1)
-	set("cs_us", 0.5)
-	set("outside_us", 1)
-	set("irq_mean_us", 0)
-	set("duration_ms", 100)
-	set("cores", 16)
+		return false
+	})
 	for i := range ps {
-		if ps[i].Key == "duration_ms" {
+		p := &ps[i]
+		switch p.Key {
+		case "load":
+			p.Value = 1
+		case "cs_us":
+			p.Value = 0.5
+		case "outside_us":
+			p.Value = 1
+		case "irq_mean_us":
+			p.Value = 0
+		case "duration_ms":
 			// Measured over 2 repeats at 8-16 cores: at 5 ms the 95% CI
 			// was up to 12% of qspinlock throughput and 15% of its
 			// hand-off; at 100 ms at most 3% of either for every flavour,
 			// at about 7 s of wall time for the whole sweep (2 CPUs).
-			ps[i].Source = "run length: 100 ms is 19,000-90,000 acquisitions per point; 95% CI within 3% over 2 repeats (measured)"
-			ps[i].Low, ps[i].High = 10, 200
-		}
-		if ps[i].Key == "cores" {
-			ps[i].Max = 64
-			ps[i].Doc = "cores of the generic SoC (clusters of 4 Cortex-A72-like cores at the RK3399's A72 OPP and latencies)"
-			ps[i].Source = "generic N-core builder"
-			ps[i].Prov = platforms.ASSUME
-			ps[i].Low, ps[i].High = 1, 16
+			p.Value = 100
+			p.Source = "run length: 100 ms is 19,000-90,000 acquisitions per point; 95% CI within 3% over 2 repeats (measured)"
+			p.Low, p.High = 10, 200
+		case "cores":
+			p.Value, p.Max = 16, 64
+			p.Doc = "cores of the generic SoC (clusters of 4 Cortex-A72-like cores at the RK3399's A72 OPP and latencies)"
+			p.Source = "generic N-core builder"
+			p.Prov = platforms.ASSUME
+			p.Low, p.High = 1, 16
 		}
 	}
 	ps = append(ps, platforms.Param{Key: "wait", Value: 0, Unit: "code", Prov: platforms.CODE, Source: "arch/arm64/include/asm/barrier.h smp_cond_load_acquire (5.10)",
@@ -139,10 +146,10 @@ func scalingParams() platforms.Params {
 func runLockScaling(ctx context.Context, spec RunSpec) (RunResult, error) {
 	v := spec.Params
 	n := int(v["cores"])
-	vv := make(map[string]float64, len(v))
-	for k, x := range v {
-		vv[k] = x
-	}
+	// The A53 and lock parameters (not in scalingParams) take their
+	// defaults: the A53 cluster is dropped below and the variant sets the lock.
+	vv := rk3399.AllParams().Values()
+	maps.Copy(vv, v)
 	vv["cores"] = 6 // validated against the RK3399; the generic SoC replaces it below
 	w, err := rk3399.SpinlockWait(vv, linux.Mode(int(v["wait"])))
 	if err != nil {
@@ -154,13 +161,8 @@ func runLockScaling(ctx context.Context, spec RunSpec) (RunResult, error) {
 		return RunResult{}, err
 	}
 	w.SoC, w.Cores = soc, n
-	found := false
-	for _, f := range linux.Flavours {
-		if string(f) == spec.Variant {
-			w.Flavour, found = f, true
-		}
-	}
-	if !found {
+	w.Flavour = linux.Flavour(spec.Variant)
+	if !slices.Contains(linux.Flavours, w.Flavour) {
 		return RunResult{}, fmt.Errorf("lock-scaling: variant %q unknown; known: %v", spec.Variant, linux.Flavours)
 	}
 	rk3399Trace(spec, &w)

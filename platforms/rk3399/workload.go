@@ -247,19 +247,25 @@ func (w Workload) Run(ctx context.Context, seed uint64) (Result, error) {
 // Handoff returns the mean hand-off time (0 when no hand-off happened).
 func (r Result) Handoff() sim.Time { return Mean(r.Handoffs) }
 
-// Percentile returns the q-quantile (0..1) of ts: the element of rank
-// q*n rounded to the nearest integer (int(q*n+0.5), clamped to 1..n). This
-// is not the textbook nearest-rank method, which rounds q*n up; the two
-// differ when the fraction of q*n is below one half (n=160, q=0.99: rank
-// 158 here, 159 by nearest rank). Published numbers use this formula.
-func Percentile(ts []sim.Time, q float64) sim.Time {
+// Percentiles returns the q-quantiles (each 0..1) of ts, sorting one copy
+// of ts for all of them; every one is 0 when ts is empty. The q-quantile is
+// the element of rank q*n rounded to the nearest integer (int(q*n+0.5),
+// clamped to 1..n), so q = 1 is the maximum. This is not the textbook
+// nearest-rank method, which rounds q*n up; the two differ when the
+// fraction of q*n is below one half (n=160, q=0.99: rank 158 here, 159 by
+// nearest rank). Published numbers use this formula.
+func Percentiles(ts []sim.Time, qs ...float64) []sim.Time {
+	out := make([]sim.Time, len(qs))
 	if len(ts) == 0 {
-		return 0
+		return out
 	}
 	s := slices.Clone(ts)
 	slices.Sort(s)
-	i := int(q*float64(len(s))+0.5) - 1
-	return s[min(max(i, 0), len(s)-1)]
+	for j, q := range qs {
+		i := int(q*float64(len(s))+0.5) - 1
+		out[j] = s[min(max(i, 0), len(s)-1)]
+	}
+	return out
 }
 
 // Mean returns the mean of ts.
