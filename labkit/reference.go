@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"synclab/data"
 )
@@ -43,6 +45,13 @@ func ParseReferences(name, text string) ([]ReferenceRow, error) {
 
 // AllReferences returns every embedded reference row (data/reference/*.tsv).
 func AllReferences() ([]ReferenceRow, error) {
+	rows, err := embeddedReferences()
+	return slices.Clone(rows), err
+}
+
+// embeddedReferences parses the embedded reference files once (Register
+// looks references up for every experiment that sets none).
+var embeddedReferences = sync.OnceValues(func() ([]ReferenceRow, error) {
 	files, err := fs.Glob(data.Reference, "reference/*.tsv")
 	if err != nil {
 		return nil, err
@@ -60,12 +69,12 @@ func AllReferences() ([]ReferenceRow, error) {
 		all = append(all, rows...)
 	}
 	return all, nil
-}
+})
 
 // ReferencesFor returns the embedded reference numbers of an experiment. The
 // embedded files are checked by the tests, so a parse error panics.
 func ReferencesFor(experiment string) []Reference {
-	all, err := AllReferences()
+	all, err := embeddedReferences()
 	if err != nil {
 		panic("labkit: embedded reference data: " + err.Error())
 	}
