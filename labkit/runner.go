@@ -216,6 +216,11 @@ func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
+	return execute(ctx, e, e.Hash(), run, opts)
+}
+
+// execute is Execute for a validated e whose Hash is hash.
+func execute(ctx context.Context, e Experiment, hash string, run RunFunc, opts RunOptions) (*Result, error) {
 	start := time.Now()
 	defer relaxGC()()
 	jobs := e.jobs(opts.Shard)
@@ -275,7 +280,7 @@ func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*
 	}
 	wg.Wait()
 	prog.Finish()
-	res := &Result{Format: FormatVersion, Experiment: e.Clone(), Hash: e.Hash(), Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC()}
+	res := &Result{Format: FormatVersion, Experiment: e.Clone(), Hash: hash, Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC()}
 	interrupted := false
 	for _, r := range done {
 		if r == nil {
@@ -332,6 +337,7 @@ func RunExperiment(ctx context.Context, e Experiment, opts RunOptions) (*Result,
 	if logw == nil {
 		logw = os.Stderr
 	}
+	hash := e.Hash()
 	useCache := !opts.NoCache && !opts.Trace
 	var path string
 	if useCache {
@@ -339,18 +345,18 @@ func RunExperiment(ctx context.Context, e Experiment, opts RunOptions) (*Result,
 		if dir == "" {
 			dir = ResultsDir()
 		}
-		path = CachePath(dir, e, opts.Shard)
+		path = cachePath(dir, e.Name, hash, opts.Shard)
 		if !opts.Fresh {
 			cached, err := Load(path)
 			switch {
-			case err == nil && cached.matches(e, opts.Shard):
+			case err == nil && cached.matches(hash, opts.Shard):
 				return cached, nil
 			case err != nil && !errors.Is(err, os.ErrNotExist):
 				fmt.Fprintf(logw, "labkit: %v; recomputing\n", err)
 			}
 		}
 	}
-	res, err := Execute(ctx, e, run, opts)
+	res, err := execute(ctx, e, hash, run, opts)
 	if err != nil {
 		return res, err
 	}
@@ -362,7 +368,8 @@ func RunExperiment(ctx context.Context, e Experiment, opts RunOptions) (*Result,
 	return res, nil
 }
 
-// matches reports whether a cached result can stand for running e now.
-func (r *Result) matches(e Experiment, shard Shard) bool {
-	return r.Complete && r.Hash == e.Hash() && r.Shard == shard && r.Code.Key() == CurrentCode().Key()
+// matches reports whether a cached result can stand for running the
+// experiment whose definition hash is hash now.
+func (r *Result) matches(hash string, shard Shard) bool {
+	return r.Complete && r.Hash == hash && r.Shard == shard && r.Code.Key() == CurrentCode().Key()
 }

@@ -144,7 +144,13 @@ func Load(path string) (*Result, error) {
 
 // CachePath is where the store keeps the result of e (or of one shard).
 func CachePath(dir string, e Experiment, shard Shard) string {
-	name := e.Name + "-" + e.Hash()[:12]
+	return cachePath(dir, e.Name, e.Hash(), shard)
+}
+
+// cachePath is CachePath of the experiment named name with definition hash
+// hash.
+func cachePath(dir, name, hash string, shard Shard) string {
+	name += "-" + hash[:12]
 	if shard.Count > 1 {
 		name += fmt.Sprintf(".shard-%d-of-%d", shard.Index, shard.Count)
 	}
