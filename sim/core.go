@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // State is what a core is doing, for time, energy and counters.
 type State uint8
@@ -288,14 +291,8 @@ func (c *Core) deliverable() bool {
 	return false
 }
 
-func trailing(x uint64) IRQ {
-	n := IRQ(0)
-	for x&1 == 0 {
-		x >>= 1
-		n++
-	}
-	return n
-}
+// trailing returns the lowest line set in x (x != 0).
+func trailing(x uint64) IRQ { return IRQ(bits.TrailingZeros64(x)) }
 
 // Raise asserts interrupt line irq on this core now. An interrupt already
 // pending stays pending once (its first assertion time counts).
