@@ -185,9 +185,9 @@ func (s *Sensitivity) Table() Table {
 	if anyFailed {
 		t.Header = append(t.Header, "failed runs")
 	}
-	addRow := func(row []string, r *Result) {
-		for _, c := range s.Conclusions {
-			row = append(row, holdsText(c, r))
+	addRow := func(row []string, r *Result, holds []bool) {
+		for i, c := range s.Conclusions {
+			row = append(row, holdsText(c, r, holds[i]))
 		}
 		if f := r.Failures(); len(f) > 0 {
 			row = append(row, fmt.Sprintf("%d of %d: %s", len(f), len(r.Runs), f[0].Err))
@@ -196,16 +196,21 @@ func (s *Sensitivity) Table() Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	addRow([]string{"(baseline)", "", ""}, s.Baseline)
+	var base []bool
+	for _, c := range s.Conclusions {
+		base = append(base, c.Holds(s.Baseline))
+	}
+	addRow([]string{"(baseline)", "", ""}, s.Baseline, base)
 	for _, c := range s.Cases {
-		addRow([]string{c.Param, c.Side, Num(c.Value)}, c.Result)
+		addRow([]string{c.Param, c.Side, Num(c.Value)}, c.Result, c.Holds) // judged by RunSensitivity
 	}
 	return t
 }
 
-func holdsText(c Conclusion, r *Result) string {
+// holdsText renders whether conclusion c holds in r (holds is c.Holds(r)).
+func holdsText(c Conclusion, r *Result, holds bool) string {
 	switch {
-	case c.Holds(r):
+	case holds:
 		return "holds"
 	case len(r.Values(c.A, 0, c.Metric)) == 0 || len(r.Values(c.B, 0, c.Metric)) == 0:
 		return "no runs"
