@@ -145,25 +145,30 @@ func scalingParams() platforms.Params {
 
 func runLockScaling(ctx context.Context, spec RunSpec) (RunResult, error) {
 	v := spec.Params
-	n := int(v["cores"])
-	// The A53 and lock parameters (not in scalingParams) take their
-	// defaults: the A53 cluster is dropped below and the variant sets the lock.
-	vv := rk3399.AllParams().Values()
-	maps.Copy(vv, v)
-	vv["cores"] = 6 // validated against the RK3399; the generic SoC replaces it below
-	w, err := rk3399.SpinlockWait(vv, linux.Mode(int(v["wait"])))
-	if err != nil {
-		return RunResult{}, err
+	if err := scalingParams().SetFrom(v, true); err != nil {
+		return RunResult{}, fmt.Errorf("lock-scaling: %w", err)
 	}
-	tmpl := w.SoC.Clusters[1] // the A72 cluster
-	soc, err := generic.NCore(fmt.Sprintf("generic-%d", n), n, 4, tmpl, w.SoC)
-	if err != nil {
-		return RunResult{}, err
-	}
-	w.SoC, w.Cores = soc, n
-	w.Flavour = linux.Flavour(spec.Variant)
-	if !slices.Contains(linux.Flavours, w.Flavour) {
+	flavour := linux.Flavour(spec.Variant)
+	if !slices.Contains(linux.Flavours, flavour) {
 		return RunResult{}, fmt.Errorf("lock-scaling: variant %q unknown; known: %v", spec.Variant, linux.Flavours)
+	}
+	// The generic part takes the RK3399's A72 cluster and its latencies; the
+	// A53 parameters (not in scalingParams) take their defaults to build
+	// the RK3399 and are dropped with its A53 cluster.
+	pv := rk3399.Defaults()
+	maps.Copy(pv, v)
+	rk, err := rk3399.SoC(pv)
+	if err != nil {
+		return RunResult{}, err
+	}
+	n := int(v["cores"])
+	soc, err := generic.NCore(fmt.Sprintf("generic-%d", n), n, 4, rk.Clusters[1], rk)
+	if err != nil {
+		return RunResult{}, err
+	}
+	w, err := rk3399.Build(v, soc, flavour, linux.Mode(int(v["wait"])))
+	if err != nil {
+		return RunResult{}, err
 	}
 	rk3399Trace(spec, &w)
 	r, err := w.Run(ctx, spec.Seed)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"synclab/platforms"
+	"synclab/platforms/generic"
 	"synclab/platforms/linux"
 	"synclab/sim"
 )
@@ -51,7 +52,7 @@ func WorkloadParams() platforms.Params {
 func AllParams() platforms.Params { return append(Params(), WorkloadParams()...) }
 
 // SpinlockWait builds the rk3399-spinlock-wait workload for wait mode m from
-// parameter values v (AllParams keys).
+// parameter values v (AllParams keys), checking each value.
 func SpinlockWait(v map[string]float64, m linux.Mode) (Workload, error) {
 	if err := WorkloadParams().SetFrom(v, true); err != nil {
 		return Workload{}, fmt.Errorf("rk3399: %w", err)
@@ -60,9 +61,18 @@ func SpinlockWait(v map[string]float64, m linux.Mode) (Workload, error) {
 	if err != nil {
 		return Workload{}, err
 	}
+	return Build(v, soc, linux.Flavours[int(v["lock"])], m)
+}
+
+// Build builds the spinlock workload on soc with lock flavour f and wait
+// mode m from values v, which the caller has checked: the keys of
+// WorkloadParams but lock, and those Kernel reads. Validate then checks
+// cores and irq_cpu against soc, so another SoC (lock-scaling's generic
+// N-core part) can take the RK3399's place.
+func Build(v map[string]float64, soc generic.SoC, f linux.Flavour, m linux.Mode) (Workload, error) {
 	us := func(k string) sim.Time { return sim.Time(v[k] * float64(sim.Microsecond)) }
 	w := Workload{
-		SoC: soc, Kernel: Kernel(v), Cores: int(v["cores"]), Flavour: linux.Flavours[int(v["lock"])],
+		SoC: soc, Kernel: Kernel(v), Cores: int(v["cores"]), Flavour: f,
 		Wait: linux.Wait{Mode: m, RelaxCycles: int64(v["relax_cycles"]), SpinLimit: int(v["spin_limit"]),
 			WFELimit: int(v["wfe_limit"]), RedundantSEV: v["redundant_sev"] != 0},
 		Load: v["load"], CS: us("cs_us"), Outside: us("outside_us"),
