@@ -326,8 +326,12 @@ func (c *Core) wakeAt(t Time, cause WakeCause) {
 	c.e.At(t, c.resumeEv)
 }
 
+// pollDue reports whether the core's pending wake is a spinner's poll
+// (run from the event, without resuming the spinner).
+func (c *Core) pollDue() bool { return c.wait == waitSpin && c.cause == WakeLine }
+
 func (c *Core) resume() {
-	if c.wait == waitSpin && c.cause == WakeLine {
+	if c.pollDue() {
 		c.poll()
 		return
 	}

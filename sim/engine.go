@@ -186,7 +186,7 @@ func (e *Engine) inlinePoll(t Time) bool {
 	}
 	top := e.q.min()
 	c := top.ev.core
-	if top.ev.seq != top.seq || top.t > t || c == nil || c.wait != waitSpin || c.cause != WakeLine ||
+	if top.ev.seq != top.seq || top.t > t || c == nil || !c.pollDue() ||
 		(e.Until != 0 && top.t > e.Until) {
 		return false
 	}
@@ -194,10 +194,7 @@ func (e *Engine) inlinePoll(t Time) bool {
 		return false // yield, so that Run stops the run
 	}
 	e.q.pop()
-	top.ev.seq = 0
-	e.live--
-	e.events++
-	e.now = top.t // the running process waits to t >= top.t, so time stays ordered
+	e.dispatch(top) // the running process waits to t >= top.t, so time stays ordered
 	c.poll()
 	return true
 }
@@ -230,16 +227,22 @@ func (e *Engine) Step() bool {
 		if x.ev.seq != x.seq {
 			continue // cancelled or moved
 		}
-		x.ev.seq = 0
-		if !x.ev.bg {
-			e.live--
-		}
-		e.now = x.t
-		e.events++
+		e.dispatch(x)
 		x.ev.fn()
 		return true
 	}
 	return false
+}
+
+// dispatch does the bookkeeping of firing the live entry x, just popped:
+// its event is no longer pending, and the clock moves to its time.
+func (e *Engine) dispatch(x entry) {
+	x.ev.seq = 0
+	if !x.ev.bg {
+		e.live--
+	}
+	e.now = x.t
+	e.events++
 }
 
 // Waiter describes a process that has not finished and what it waits on.
