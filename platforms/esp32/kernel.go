@@ -410,7 +410,10 @@ func (k *Kernel) exitCritical(p *sim.Proc, m *PortMux) {
 			k.blame(p, coreID(p), BlameEntry) // unmasked: a pending interrupt is taken now
 		}
 		p.Restore(pc.savedLevel)
-		pc.owed += k.cfg.SpinlockPair / 2 // nesting bookkeeping and return, now unmasked
+		// The rest runs unmasked: an interrupt taken in Restore may have
+		// switched the task out and resumed it on the other core, so pc
+		// is stale; the cycles go to the core the task runs on now.
+		k.work(p, k.cfg.SpinlockPair/2) // nesting bookkeeping and return
 	}
 }
 

@@ -126,3 +126,46 @@ func TestInheritanceInTransit(t *testing.T) {
 		}
 	}
 }
+
+// An unpinned task preempted as its critical section ends (the yield taken
+// in exitCritical's restore of the interrupt level) may resume on the other
+// core: the bookkeeping after the restore is charged to the core it resumes
+// on, not left owed on the core it left.
+func TestExitCriticalChargesCoreAfterMigration(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	m := k.NewPortMux("m", 8)
+	half := k.cfg.SpinlockPair / 2
+	migrated, short := 0, 0
+	mustTask(t, k, "H0", 9, 0, func(tcb *TCB) {
+		tcb.Work(240_000 * 5) // 5 ms, then core 0 idles
+		tcb.Now()
+		tcb.Delay(100)
+	})
+	mustTask(t, k, "B", 9, 1, func(tcb *TCB) {
+		tcb.Delay(1) // core 1 runs A; B preempts it at tick 1
+		tcb.Work(240_000 * 5)
+		tcb.Now()
+	})
+	mustTask(t, k, "A", 5, NoAffinity, func(tcb *TCB) {
+		for tcb.TickCount() < 2 {
+			tcb.EnterCritical(m)
+			tcb.Work(24_000)
+			from := coreID(tcb.Proc)
+			tcb.ExitCritical(m)
+			to := coreID(tcb.Proc)
+			if from != to {
+				migrated++
+			}
+			if k.cpu[to].owed < half {
+				short++
+			}
+		}
+	})
+	run(t, e, k)
+	if migrated == 0 {
+		t.Fatal("A never resumed on the other core from its critical section's exit: the test proves nothing")
+	}
+	if short != 0 {
+		t.Fatalf("%d of A's critical-section exits left less than %d owed cycles on its core (%d migrated)", short, half, migrated)
+	}
+}
