@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -519,8 +520,8 @@ var (
 	tagRE       = regexp.MustCompile(`(?s)<[^>]*>`)
 	blankLines  = regexp.MustCompile(`\n\s*\n+`)
 	ansiRE      = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
-	htmlEntity  = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&#34;", `"`, "&quot;", `"`, "&#39;", "'", "&nbsp;", " ")
 	errContextR = regexp.MustCompile(`(?s)<div class="gonb-err-context">.*?</div>`)
+	klogLine    = regexp.MustCompile(`^[IWEF]\d{4} \d`) // a kernel log line: I0102 15:04...
 )
 
 // htmlToText reduces an HTML output (such as GoNB's error display) to its text.
@@ -528,7 +529,8 @@ func htmlToText(h string) string {
 	h = scriptOrStyle.ReplaceAllString(h, "")
 	h = errContextR.ReplaceAllString(h, "")
 	h = strings.NewReplacer("<br>", "\n", "<br/>", "\n", "</div>", "\n", "</p>", "\n").Replace(h)
-	h = htmlEntity.Replace(tagRE.ReplaceAllString(h, ""))
+	// &nbsp; as a plain space, as a terminal shows it.
+	h = strings.ReplaceAll(html.UnescapeString(tagRE.ReplaceAllString(h, "")), "\u00a0", " ")
 	return strings.TrimSpace(blankLines.ReplaceAllString(h, "\n"))
 }
 
@@ -538,9 +540,8 @@ func stripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
 // kernel's own shutdown.
 func tail(s string, n int) string {
 	var keep []string
-	klog := regexp.MustCompile(`^[IWEF]\d{4} \d`)
 	for _, l := range strings.Split(stripANSI(s), "\n") {
-		if klog.MatchString(l) {
+		if klogLine.MatchString(l) {
 			continue
 		}
 		keep = append(keep, l)
