@@ -181,14 +181,10 @@ func Catalog() []Experiment {
 func (e Experiment) Clone() Experiment {
 	e.Params = e.Params.Clone()
 	e.Variants = slices.Clone(e.Variants)
-	sweep := make([]Axis, len(e.Sweep))
-	for i, a := range e.Sweep {
-		sweep[i] = Axis{Param: a.Param, Values: slices.Clone(a.Values)}
+	e.Sweep = slices.Clone(e.Sweep)
+	for i := range e.Sweep {
+		e.Sweep[i].Values = slices.Clone(e.Sweep[i].Values)
 	}
-	if e.Sweep == nil {
-		sweep = nil
-	}
-	e.Sweep = sweep
 	e.Metrics = slices.Clone(e.Metrics)
 	e.Reference = slices.Clone(e.Reference)
 	return e

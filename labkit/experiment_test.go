@@ -160,3 +160,16 @@ func TestCatalog(t *testing.T) {
 	}()
 	Register(fixture(), fixtureRun)
 }
+
+func TestCloneIsDeep(t *testing.T) {
+	e := sweptFixture(t)
+	c := e.Clone()
+	c.Sweep[0].Values[0] = -1
+	c.Variants[0].Name = "changed"
+	if e.Sweep[0].Values[0] != 50 || e.Variants[0].Name == "changed" {
+		t.Fatal("Clone shares the sweep or the variants")
+	}
+	if f := fixture(); f.Sweep != nil || f.Clone().Sweep != nil {
+		t.Fatalf("Clone of no sweep: %#v, want nil", f.Clone().Sweep)
+	}
+}

@@ -254,7 +254,7 @@ func execute(ctx context.Context, e Experiment, hash string, run RunFunc, opts R
 				}
 				j := jobs[i]
 				spec := RunSpec{
-					Experiment: e.Name, Variant: e.Variants[j.variant].Name, Params: cloneMap(params[j.point]),
+					Experiment: e.Name, Variant: e.Variants[j.variant].Name, Params: maps.Clone(params[j.point]),
 					Seed: RunSeed(e.Seed, e.Variants[j.variant].Name, j.point, j.repeat), Repeat: j.repeat,
 					Trace: opts.Trace && j.repeat == 0,
 				}
@@ -309,14 +309,6 @@ func (e Experiment) checkMetrics(rr RunResult) error {
 		}
 	}
 	return nil
-}
-
-func cloneMap[V any](m map[string]V) map[string]V {
-	out := make(map[string]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // RunExperiment runs e with the run function registered under its name,
