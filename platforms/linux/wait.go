@@ -210,7 +210,8 @@ const (
 	tierSchedule
 )
 
-// tier picks what iteration iter of a wait loop does, per policy. For WFI
+// tier picks what iteration iter of a wait loop does, per policy (Relax
+// always polls; condLoad spins Relax waits in one SpinUntil instead). For WFI
 // it sleeps right here (deliverable interrupts that woke it are taken
 // before WFI returns) and reports tierSpin when an interrupt is still
 // pending afterwards: one that is masked (irqsave, or a handler's own
@@ -218,6 +219,8 @@ const (
 // is pending, so every later iteration would be a busy poll.
 func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, wq *waitQueue) tier {
 	switch w.Mode {
+	case Relax:
+		return tierPoll
 	case WFI:
 		p.WFI()
 		if p.Core().Pending() {
@@ -247,10 +250,6 @@ func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, wq *waitQueue) tier {
 // pause is one wait step of a lock that retries an atomic rather than
 // reading first (test-and-set): the policy's pause between attempts.
 func (k *Kernel) pause(p *sim.Proc, w *Wait, iter int) {
-	if w.Mode == Relax {
-		p.Compute(w.RelaxCycles)
-		return
-	}
 	switch k.tier(p, w, iter, nil) {
 	case tierPoll, tierSpin:
 		p.Compute(w.RelaxCycles)
