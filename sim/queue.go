@@ -170,9 +170,7 @@ func (q *calQueue) pop() entry {
 // runs contend on the garbage collector).
 func (q *calQueue) ensure(nb int) {
 	if nb <= len(q.b) {
-		for i := range q.b {
-			q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
-		}
+		q.clearBuckets()
 		return
 	}
 	old := q.b
@@ -184,13 +182,18 @@ func (q *calQueue) ensure(nb int) {
 	}
 }
 
+// clearBuckets empties every bucket of the ring, keeping its capacity.
+func (q *calQueue) clearBuckets() {
+	for i := range q.b {
+		q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
+	}
+}
+
 // toSmall moves the entries back into the sorted slice.
 func (q *calQueue) toSmall() {
 	all := q.collect()
 	q.small.items, q.small.head = append(q.small.items[:0], all...), 0
-	for i := range q.b {
-		q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
-	}
+	q.clearBuckets()
 	q.isCal, q.topOK = false, false
 }
 
@@ -201,14 +204,18 @@ func (q *calQueue) collect() []entry {
 	for i := range q.b {
 		all = append(all, q.b[i].rest()...)
 	}
-	slices.SortFunc(all, func(a, b entry) int {
-		if a.less(b) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(all, cmpEntry)
 	q.scratch = all
 	return all
+}
+
+// cmpEntry orders entries by (time, sequence) for sorting (no two
+// entries are equal: sequences are unique).
+func cmpEntry(a, b entry) int {
+	if a.less(b) {
+		return -1
+	}
+	return 1
 }
 
 // resize rebuilds the ring with nb buckets and a width of about three
@@ -252,21 +259,14 @@ func (q *calQueue) live(dst []entry) []entry {
 	for i := range q.b {
 		add(&q.b[i])
 	}
-	slices.SortFunc(dst, func(a, b entry) int {
-		if a.less(b) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(dst, cmpEntry)
 	return dst
 }
 
 // rebuild empties the queue and pushes xs (in order).
 func (q *calQueue) rebuild(xs []entry) {
 	q.small.items, q.small.head = q.small.items[:0], 0
-	for i := range q.b {
-		q.b[i].items, q.b[i].head = q.b[i].items[:0], 0
-	}
+	q.clearBuckets()
 	q.isCal, q.topOK, q.n, q.cur = false, false, 0, 0
 	for _, x := range xs {
 		q.push(x)
