@@ -62,18 +62,12 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fig["engine_events_per_s"] = sim.BenchEngine(*events)
 
 	timeDefault := func(key, name string, variants ...string) {
-		e, _, err := labkit.Lookup(name)
+		e, err := experimentFromFlags(name, nil, variants, "", 1)
 		if err != nil {
-			note("%s: experiment %s not registered", key, name)
+			note("%s: %v", key, err)
 			return
 		}
-		if len(variants) > 0 {
-			if e, err = e.WithVariants(variants...); err != nil {
-				note("%s: %v", key, err)
-				return
-			}
-		}
-		e.Repeats, e.Sweep = 1, nil
+		e.Sweep = nil
 		res, err := labkit.RunExperiment(ctx, e, labkit.RunOptions{NoCache: true, Progress: labkit.NoProgress})
 		if err != nil {
 			note("%s: %v", key, err)
@@ -175,15 +169,11 @@ func sweepConfig(name string, sets []string) (e labkit.Experiment, label string,
 			return e, "", fmt.Errorf("no experiment registered")
 		}
 	}
-	if e, _, err = labkit.Lookup(name); err != nil {
-		return e, "", err
-	}
-	if e, err = e.WithSettings(sets...); err != nil {
+	if e, err = experimentFromFlags(name, sets, nil, "", sweepRuns); err != nil {
 		return e, "", err
 	}
 	e.Sweep = nil
 	e.Variants = e.Variants[:1]
-	e.Repeats = sweepRuns
 	return e, strings.TrimSpace(fmt.Sprintf("%s variant %s %s", name, e.Variants[0].Name, strings.Join(sets, " "))), nil
 }
 

@@ -1,13 +1,6 @@
-// Command lab runs SyncLab experiments from the command line.
-//
-//	lab list                                  experiments with a one-line description
-//	lab run NAME [-set k=v]... [-variant V]... [-seed N] [-repeats N] [-json] [-o report.html] [-shard i/n] [-fresh]
-//	lab run NAME -h                           NAME's parameters (-set keys) and variants
-//	lab merge FILES... [-o OUT]               combine shard result files
-//	lab platforms [NAME] [-md]                parameters with values, units, provenance and source
-//	lab platforms -readme README.md           rewrite the README's parameter tables between their markers
-//	lab bench [-json] [-peer=false]           speed figures
-//	lab report NOTEBOOK... -o DIR             execute notebooks headless and write their HTML
+// Command lab runs SyncLab experiments from the command line. `lab help`
+// lists the commands (the usage constant below) and `lab run NAME -h` the
+// run flags with NAME's parameters and variants.
 //
 // Exit status: 0 success, 1 failure while running (including runs that
 // failed, e.g. a simulated deadlock: lab run prints them with the other
