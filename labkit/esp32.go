@@ -120,15 +120,7 @@ func runESP32CriticalSection(ctx context.Context, spec RunSpec) (RunResult, erro
 			worst = i
 		}
 	}
-	metrics := map[string]float64{}
-	for _, c := range esp32.BlameCauses {
-		samples["irq_blame_"+c.String()+"_us"] = r.IRQBlameUS[c]
-		metrics["worst_irq_"+c.String()+"_us"] = 0
-		if worst >= 0 {
-			metrics["worst_irq_"+c.String()+"_us"] = r.IRQBlameUS[c][worst]
-		}
-	}
-	for name, v := range map[string]float64{
+	metrics := map[string]float64{
 		"total_ms": r.TotalMS, "ns_per_op": r.NSPerOp,
 		"cpu_core0_pct": r.CPUPct[0], "cpu_core1_pct": r.CPUPct[1],
 		"max_irq_latency_us": r.MaxIRQUS, "p99_irq_latency_us": r.P99IRQUS,
@@ -137,8 +129,13 @@ func runESP32CriticalSection(ctx context.Context, spec RunSpec) (RunResult, erro
 		"counter":        float64(r.Counter), "expected_counter": float64(r.Expected),
 		"kernel_lock_spin_us": r.KernelLockSpinUS, "object_lock_spin_us": r.ObjectLockSpinUS,
 		"energy_mj": r.EnergyMJ,
-	} {
-		metrics[name] = v
+	}
+	for _, c := range esp32.BlameCauses {
+		samples["irq_blame_"+c.String()+"_us"] = r.IRQBlameUS[c]
+		metrics["worst_irq_"+c.String()+"_us"] = 0
+		if worst >= 0 {
+			metrics["worst_irq_"+c.String()+"_us"] = r.IRQBlameUS[c][worst]
+		}
 	}
 	return RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace}, nil
 }
