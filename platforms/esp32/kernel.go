@@ -500,6 +500,7 @@ func (k *Kernel) isr(p *sim.Proc, c int, irq sim.IRQ) {
 	case IRQPeripheral:
 		if k.OnPeripheral != nil {
 			k.OnPeripheral(p)
+			k.flush(p) // the handler's cycles run before its return, as the other handlers' do
 		}
 	}
 }
