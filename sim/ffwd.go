@@ -78,7 +78,6 @@ type loopMark struct {
 // index of its time (its sequence follows).
 type queued struct {
 	ev  *Event
-	bg  bool
 	idx int
 }
 
@@ -382,7 +381,7 @@ func (f *ffwd) apply(e *Engine, b, c *Snapshot, k int64) {
 	f.stats.Time += Time(k * f.d[c.now])
 }
 
-// state records the engine's own state: clock, events, processes, cores,
+// snapshot records the engine's own state: clock, events, processes, cores,
 // memory, timers and random streams.
 func (e *Engine) snapshot(s *Snapshot) {
 	s.now = len(s.vals)
