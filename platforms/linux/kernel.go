@@ -18,7 +18,7 @@ import (
 const (
 	IRQTimer    sim.IRQ = 30
 	IPIResched  sim.IRQ = 0
-	IRQDevice   sim.IRQ = 40 // first SPI line handed out by Kernel.Device
+	IRQDevice   sim.IRQ = 40 // an SPI line for a device interrupt; the caller passes it to Kernel.Device
 	levelIRQ            = 1  // every line at one level: Linux has no nested IRQ priorities
 	levelMasked         = 1  // local_irq_save masks every line
 )

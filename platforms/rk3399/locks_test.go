@@ -77,7 +77,7 @@ func TestMutualExclusion(t *testing.T) {
 	}
 }
 
-// handoffRig runs rounds: cpu0 takes the lock, keeps it while idle for a
+// handoffRounds runs rounds: cpu0 takes the lock, keeps it while idle for a
 // random time, releases; cpu1 (same cluster) tries meanwhile. It returns, per
 // round, the release time and when cpu1 next touched lock memory (its wake)
 // and acquired the lock.
