@@ -1,7 +1,7 @@
 # SyncLab lab image: the same setup as `make lab` (scripts/setup.sh), run as a non-root user.
 #
 #   docker build -t synclab .
-#   docker run --rm -p 8888:8888 synclab                  # Jupyter on :8888, URL with token printed
+#   docker run --rm -p 127.0.0.1:8888:8888 synclab        # Jupyter on this host's 127.0.0.1:8888, URL with token printed
 #   docker run --rm -v "$PWD/reports:/reports" synclab lab report notebooks/00-tour.ipynb -o /reports
 FROM golang:1.26-bookworm
 
