@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/mod/modfile"
 )
 
 // CodeVersion stamps a result with the code that computed it.
@@ -136,7 +138,7 @@ func FindRoot() string {
 	}
 	for _, dir := range starts {
 		for {
-			if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(strings.TrimSpace(string(b)), "module synclab\n") {
+			if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(b) == "synclab" {
 				return dir
 			}
 			parent := filepath.Dir(dir)
