@@ -151,19 +151,22 @@ type job struct{ variant, point, repeat, index int }
 // jobs lists the runs of e in job order, restricted to shard.
 func (e Experiment) jobs(shard Shard) []job {
 	var out []job
-	n := 0
-	points := e.numPoints()
 	for v := range e.Variants {
-		for p := 0; p < points; p++ {
-			for r := 0; r < e.Repeats; r++ {
-				if shard.has(n) {
+		for p := range e.numPoints() {
+			for r := range e.Repeats {
+				if n := e.jobIndex(v, p, r); shard.has(n) {
 					out = append(out, job{v, p, r, n})
 				}
-				n++
 			}
 		}
 	}
 	return out
+}
+
+// jobIndex is the index of a run in job order: variant (by index), then
+// sweep point, then repeat.
+func (e Experiment) jobIndex(variant, point, repeat int) int {
+	return (variant*e.numPoints()+point)*e.Repeats + repeat
 }
 
 // PointParams returns every parameter value of sweep point i: the defaults (with

@@ -197,12 +197,11 @@ func Merge(parts ...*Result) (*Result, error) {
 		out.Runs = append(out.Runs, p.Runs...)
 		out.WallS = max(out.WallS, p.WallS)
 	}
-	points := len(first.Experiment.Points())
 	order := map[string]int{}
 	for i, v := range first.Experiment.Variants {
 		order[v.Name] = i
 	}
-	jobIndex := func(r Run) int { return (order[r.Variant]*points+r.Point)*first.Experiment.Repeats + r.Repeat }
+	jobIndex := func(r Run) int { return first.Experiment.jobIndex(order[r.Variant], r.Point, r.Repeat) }
 	slices.SortFunc(out.Runs, func(a, b Run) int { return jobIndex(a) - jobIndex(b) })
 	if want := len(first.Experiment.jobs(Shard{})); len(out.Runs) != want {
 		return nil, fmt.Errorf("merge: %d runs, the experiment has %d", len(out.Runs), want)
