@@ -127,7 +127,6 @@ type TCB struct {
 	lastIn  sim.Time // when it last started running, for trace spans
 	// inTransit: switched away from but its context not yet handed over
 	// (see cpuState.outgoing).
-	fn        func(t *TCB)
 	inTransit bool
 }
 
@@ -363,7 +362,8 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 	// when the word shows the other core's id (CODE: esp-idf v5.x
 	// components/esp_hw_support/include/spinlock.h, spinlock_acquire:
 	// `if (lock->owner == core_id)` before the first esp_cpu_compare_and_set).
-	k.flush(p)
+	// Nothing is owed here: boundary ran it, and interrupt handlers leave
+	// nothing owed (k.isr).
 	if p.Load(m.Addr) == coreIDRegval[c] {
 		m.count++
 	} else {
@@ -809,12 +809,11 @@ func (k *Kernel) CreateTask(name string, prio, core int, fn func(t *TCB)) (*TCB,
 		return nil, fmt.Errorf("task %q: created after the scheduler started (not modelled)", name)
 	}
 	t := k.newTCB(name, prio, core)
-	t.fn = fn
 	t.Proc = k.E.NewProc(name, false, func(p *sim.Proc) {
 		// A task starts from its initial stack frame: interrupts enabled.
 		k.finishSwitch(p)
 		p.Restore(0)
-		t.fn(t)
+		fn(t)
 		k.taskExit(p, t)
 	})
 	t.Proc.Data = t
@@ -825,9 +824,8 @@ func (k *Kernel) CreateTask(name string, prio, core int, fn func(t *TCB)) (*TCB,
 
 func (k *Kernel) newTCB(name string, prio, core int) *TCB {
 	t := &TCB{Name: name, k: k, Priority: prio, BasePriority: prio, Affinity: core}
-	base := k.SoC.Alloc(tcbBytes, 8)
+	k.SoC.Alloc(tcbBytes, 8) // the TCB itself: only its place in SRAM matters
 	t.notifyAddr = k.SoC.Alloc(uint64(16*k.cfg.NotifyEntries), 8)
-	_ = base
 	k.Tasks = append(k.Tasks, t)
 	return t
 }
@@ -843,7 +841,6 @@ func (k *Kernel) Start() error {
 	for i := range k.cpu {
 		pc := &k.cpu[i]
 		idle := k.newTCB(fmt.Sprintf("IDLE%d", i), idlePriority, i)
-		idle.Priority, idle.BasePriority = idlePriority, idlePriority
 		idle.Proc = k.E.NewProc(idle.Name, true, func(p *sim.Proc) { k.idleTask(p) })
 		idle.Proc.Data = idle
 		pc.idle = idle

@@ -239,7 +239,6 @@ func (t *TCB) Loop(n int) iter.Seq[int] { return t.Proc.Loop(n) }
 
 // Now returns esp_timer_get_time's reading in simulated time (the time the
 // task's owed cycles end).
-
 func (t *TCB) Now() sim.Time {
 	t.k.flush(t.Proc)
 	return t.Proc.Now()

@@ -54,7 +54,7 @@ func RunPriorityInversion(ctx context.Context, variant string, values map[string
 	}
 	var high *TCB
 	var asked, got sim.Time
-	low, err := k.CreateTask("low", 3, 0, func(t *TCB) {
+	_, err = k.CreateTask("low", 3, 0, func(t *TCB) {
 		if sem != nil {
 			t.SemaphoreTake(sem, PortMaxDelay)
 		}
@@ -91,7 +91,6 @@ func RunPriorityInversion(ctx context.Context, variant string, values map[string
 	}); err != nil {
 		return res, err
 	}
-	_ = low
 	if err := k.Start(); err != nil {
 		return res, err
 	}
