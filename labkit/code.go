@@ -88,7 +88,7 @@ var currentCode = sync.OnceValue(func() CodeVersion {
 func CurrentCode() CodeVersion { return currentCode() }
 
 // sourceHash hashes the paths and contents of the module's non-test Go
-// files, skipping hidden directories and data/.
+// files, skipping directories named .*, _*, data and testdata at any depth.
 func sourceHash(root string) string {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -74,8 +74,9 @@ var (
 	linkRe    = regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
 )
 
-// inline renders inline markup of one escaped line; code spans are kept
-// verbatim.
+// inline renders the inline markup of raw (unescaped) text and escapes the
+// rest; code spans are kept verbatim (escaped, no markup inside), and a link
+// to a javascript: URL keeps only its text.
 func inline(s string) string {
 	var codes []string
 	s = codeRe.ReplaceAllStringFunc(s, func(m string) string {
