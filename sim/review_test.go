@@ -115,3 +115,63 @@ func TestInlinePollsYieldToRunChecks(t *testing.T) {
 		t.Errorf("cancelled at write 1000: got %v after %d of %d writes, want ErrStopped soon after", err, wrote, n)
 	}
 }
+
+// Swap returns the previous value and writes like a store: it ends a
+// spinner's wait and clears other cores' exclusive monitors on the line
+// (waking their WFE).
+func TestSwap(t *testing.T) {
+	r := newRig(t, 3, false, nil)
+	c2 := r.e.Cores()[2]
+	r.m.Poke(ramBase, 1)
+	var prev, spun uint64
+	var spunAt, wokeAt Time
+	var cause WakeCause
+	r.e.Spawn(r.e.Cores()[1], "spinner", func(p *Proc) {
+		spun = p.SpinUntil(ramBase, 10, func(v uint64) bool { return v == 0 })
+		spunAt = p.Now()
+	})
+	r.e.Spawn(c2, "waiter", func(p *Proc) {
+		p.LoadExclusive(ramBase + 8) // same line
+		cause = p.WFE()
+		wokeAt = p.Now()
+	})
+	r.e.Spawn(r.e.Cores()[0], "swapper", func(p *Proc) {
+		p.Delay(Microsecond)
+		prev = p.Swap(ramBase, 0)
+	})
+	r.run(t)
+	if prev != 1 || r.m.Peek(ramBase) != 0 {
+		t.Errorf("Swap returned %d and left %d, want 1 and 0", prev, r.m.Peek(ramBase))
+	}
+	if spun != 0 || spunAt <= Microsecond {
+		t.Errorf("spinner saw %d at %v, want 0 after the swap at 1us", spun, spunAt)
+	}
+	if cause != WakeEvent || wokeAt <= Microsecond || c2.monReg != nil {
+		t.Errorf("WFE waiter woke by %v at %v (monitor cleared: %v), want an event after 1us", cause, wokeAt, c2.monReg == nil)
+	}
+}
+
+// ClearExclusive clears the core's monitor: the next StoreExclusive fails
+// and writes nothing; without it the same sequence succeeds.
+func TestClearExclusive(t *testing.T) {
+	for _, clear := range []bool{false, true} {
+		r := newRig(t, 1, false, nil)
+		r.m.Poke(ramBase, 1)
+		var ok bool
+		r.e.Spawn(r.e.Cores()[0], "task", func(p *Proc) {
+			p.LoadExclusive(ramBase)
+			if clear {
+				p.ClearExclusive()
+			}
+			ok = p.StoreExclusive(ramBase, 5)
+		})
+		r.run(t)
+		want, wantV := !clear, uint64(5)
+		if clear {
+			wantV = 1
+		}
+		if ok != want || r.m.Peek(ramBase) != wantV {
+			t.Errorf("ClearExclusive %v: StoreExclusive = %v leaving %d, want %v leaving %d", clear, ok, r.m.Peek(ramBase), want, wantV)
+		}
+	}
+}
