@@ -261,9 +261,6 @@ func (c *Core) EnergyMJ() float64 {
 	return mj
 }
 
-// StateCycles returns the cycles spent in state s (perf-style counter).
-func (c *Core) StateCycles(s State) int64 { return c.Clock.ToCycles(c.Residency(s)) }
-
 // IRQLatency returns the latencies (assertion to handler start) recorded
 // for a line.
 func (c *Core) IRQLatency(irq IRQ) []Time { return c.latency[irq] }

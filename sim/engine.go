@@ -112,9 +112,6 @@ func (e *Engine) Now() Time { return e.now }
 // Events returns the number of events dispatched so far.
 func (e *Engine) Events() uint64 { return e.events }
 
-// Seed returns the run seed.
-func (e *Engine) Seed() uint64 { return e.seed }
-
 // Stream returns a random stream for the named component. Streams depend
 // only on the run seed and the name, so adding a component never shifts
 // another component's numbers.

@@ -120,17 +120,11 @@ func (p *Proc) suspend() {
 	}
 }
 
-// Engine returns the engine p runs in.
-func (p *Proc) Engine() *Engine { return p.e }
-
 // Core returns the core p runs on.
 func (p *Proc) Core() *Core { return p.core }
 
 // Now returns the current simulated time.
 func (p *Proc) Now() Time { return p.e.now }
-
-// Done reports whether p has finished.
-func (p *Proc) Done() bool { return p.done }
 
 // SetWaiting records what p waits on, for deadlock and runaway reports;
 // timed says the wait has a timeout (so it is no deadlock). An OS model calls

@@ -40,9 +40,6 @@ func (t Time) String() string {
 	}
 }
 
-// FromSeconds converts seconds to Time, rounding to the nearest picosecond.
-func FromSeconds(s float64) Time { return Time(s*float64(Second) + 0.5) }
-
 // Clock converts a core's cycles to time. Frequencies such as 240 MHz have no
 // whole-picosecond period, so each conversion rounds to the nearest
 // picosecond (an error below 0.5 ps per call).
