@@ -74,7 +74,6 @@ func (s Shard) has(job int) bool { return s.Count <= 1 || job%s.Count == s.Index
 // Result is a (possibly partial) set of runs of one experiment definition with
 // the stamp needed to reproduce it. It is what the result store saves.
 type Result struct {
-	Format     int         `msgpack:"format" json:"format"`
 	Experiment Experiment  `msgpack:"experiment" json:"experiment"`
 	Hash       string      `msgpack:"hash" json:"hash"`
 	Code       CodeVersion `msgpack:"code" json:"code"`
@@ -283,7 +282,7 @@ func execute(ctx context.Context, e Experiment, hash string, run RunFunc, opts R
 	}
 	wg.Wait()
 	prog.Finish()
-	res := &Result{Format: FormatVersion, Experiment: e.Clone(), Hash: hash, Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC()}
+	res := &Result{Experiment: e.Clone(), Hash: hash, Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC()}
 	interrupted := false
 	for _, r := range done {
 		if r == nil {

@@ -3,12 +3,16 @@ package labkit
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 func fixtureResult(t *testing.T) *Result {
@@ -138,5 +142,30 @@ func TestCacheHitMissAndCorruptRecompute(t *testing.T) {
 	}
 	if _, err := Load(path); err != nil {
 		t.Fatalf("cache file not rewritten: %v", err)
+	}
+}
+
+// Files written before Result lost its Format field (the header carries the
+// version) still load.
+func TestStoreReadsFilesWithFormatField(t *testing.T) {
+	res := fixtureResult(t)
+	b, err := Encode(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type oldResult struct {
+		Format int `msgpack:"format"`
+		*Result
+	}
+	payload, err := msgpack.Marshal(oldResult{Format: FormatVersion, Result: res})
+	if err != nil || !bytes.Contains(payload, []byte("format")) || !bytes.Contains(payload, []byte("runs")) {
+		t.Fatalf("old-style payload: %v", err)
+	}
+	sum := sha256.Sum256(payload)
+	old := append(bytes.Clone(b[:12]), binary.LittleEndian.AppendUint64(nil, uint64(len(payload)))...)
+	old = append(append(old, sum[:]...), payload...)
+	got, err := Decode(old)
+	if err != nil || !reflect.DeepEqual(got.Runs, res.Runs) || got.Hash != res.Hash || !reflect.DeepEqual(got.Experiment, res.Experiment) {
+		t.Fatalf("old file: %v", err)
 	}
 }
