@@ -53,18 +53,9 @@ func Summarize(xs []float64) Summary {
 	return s
 }
 
-// Percentile returns the p-th percentile (0..100) of xs with linear
-// interpolation between order statistics (the "type 7" definition of R and
-// NumPy); NaN for an empty sample.
-func Percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	sorted := slices.Clone(xs)
-	slices.Sort(sorted)
-	return percentileSorted(sorted, p)
-}
-
+// percentileSorted returns the p-th percentile (0..100) of a sorted,
+// non-empty sample with linear interpolation between order statistics (the
+// "type 7" definition of R and NumPy).
 func percentileSorted(sorted []float64, p float64) float64 {
 	h := (float64(len(sorted)) - 1) * p / 100
 	lo := math.Floor(h)
