@@ -25,7 +25,7 @@ func sweptFixture(t *testing.T) Experiment {
 
 func TestRunnerDeterministicAcrossGOMAXPROCS(t *testing.T) {
 	e := sweptFixture(t)
-	var tables [][]Row
+	var tables [][]row
 	for _, procs := range []int{1, 2, 4} {
 		old := runtime.GOMAXPROCS(procs)
 		res, err := Execute(context.Background(), e, fixtureRun, RunOptions{Progress: NoProgress})
@@ -36,7 +36,7 @@ func TestRunnerDeterministicAcrossGOMAXPROCS(t *testing.T) {
 		if !res.Complete || len(res.Runs) != 2*3*5 {
 			t.Fatalf("GOMAXPROCS %d: complete=%v runs=%d, want 30", procs, res.Complete, len(res.Runs))
 		}
-		tables = append(tables, res.Tidy())
+		tables = append(tables, tidy(res))
 	}
 	for i := 1; i < len(tables); i++ {
 		if !reflect.DeepEqual(tables[0], tables[i]) {
@@ -149,7 +149,7 @@ func TestRunnerKeepsOtherRunsWhenOneFails(t *testing.T) {
 		if got, want := res.Summary("slow", 0, "ops_s"), whole.Summary("slow", 0, "ops_s"); got != want {
 			t.Errorf("%s: an unaffected point changed: %+v vs %+v", tc.name, got, want)
 		}
-		if n := len(res.Tidy()); n != 2*(30-tc.wantFailed) {
+		if n := len(tidy(res)); n != 2*(30-tc.wantFailed) {
 			t.Errorf("%s: tidy rows %d, want %d", tc.name, n, 2*(30-tc.wantFailed))
 		}
 		var buf strings.Builder
@@ -222,7 +222,7 @@ func TestShardsPartitionJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(merged.Tidy(), whole.Tidy()) {
+	if !reflect.DeepEqual(tidy(merged), tidy(whole)) {
 		t.Fatal("merged shards differ from the whole run")
 	}
 	for _, bad := range [][]*Result{{parts[0], parts[1]}, {parts[0], parts[0], parts[1], parts[2]}} {

@@ -114,35 +114,6 @@ func sqErr(xs []float64) float64 {
 	return stat.Variance(xs, nil) / float64(len(xs))
 }
 
-// Row is one line of the tidy results table.
-type Row struct {
-	Experiment string             `json:"experiment"`
-	Variant    string             `json:"variant"`
-	Params     map[string]float64 `json:"params"` // the swept parameters of the point
-	Point      int                `json:"point"`
-	Repeat     int                `json:"repeat"`
-	Metric     string             `json:"metric"`
-	Value      float64            `json:"value"`
-}
-
-// Tidy returns the results as a tidy table, one row per successful run and
-// metric, in job order and the experiment's metric order (failed runs have
-// no values; see Failures).
-func (r *Result) Tidy() []Row {
-	points := r.Experiment.Points()
-	var rows []Row
-	for _, run := range r.Runs {
-		if run.Failed() {
-			continue
-		}
-		for _, m := range r.Experiment.Metrics {
-			rows = append(rows, Row{Experiment: r.Experiment.Name, Variant: run.Variant, Params: points[run.Point],
-				Point: run.Point, Repeat: run.Repeat, Metric: m.Name, Value: run.Metrics[m.Name]})
-		}
-	}
-	return rows
-}
-
 // Values returns the metric's values over the successful repeats of a
 // variant at a sweep point, in repeat order.
 func (r *Result) Values(variant string, point int, metric string) []float64 {

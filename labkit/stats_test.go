@@ -81,3 +81,29 @@ func ExampleRatioCI() {
 	fmt.Printf("ratio %.3f [%.3f, %.3f]\n", r.Value, r.Lo, r.Hi)
 	// Output: ratio 1.265 [1.239, 1.293]
 }
+
+// row is one line of a result as a tidy table (what the tests compare).
+type row struct {
+	Experiment, Variant string
+	Params              map[string]float64 // the swept parameters of the point
+	Point, Repeat       int
+	Metric              string
+	Value               float64
+}
+
+// tidy returns r as a tidy table, one row per successful run and metric, in
+// job order and the experiment's metric order.
+func tidy(r *Result) []row {
+	points := r.Experiment.Points()
+	var rows []row
+	for _, run := range r.Runs {
+		if run.Failed() {
+			continue
+		}
+		for _, m := range r.Experiment.Metrics {
+			rows = append(rows, row{Experiment: r.Experiment.Name, Variant: run.Variant, Params: points[run.Point],
+				Point: run.Point, Repeat: run.Repeat, Metric: m.Name, Value: run.Metrics[m.Name]})
+		}
+	}
+	return rows
+}

@@ -34,7 +34,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Tidy(), res.Tidy()) || got.Hash != res.Hash || got.Code != res.Code || !got.Created.Equal(res.Created) ||
+	if !reflect.DeepEqual(tidy(got), tidy(res)) || got.Hash != res.Hash || got.Code != res.Code || !got.Created.Equal(res.Created) ||
 		!reflect.DeepEqual(got.Experiment, res.Experiment) || !reflect.DeepEqual(got.Runs[0].Samples, res.Runs[0].Samples) {
 		t.Fatal("round trip changed the result")
 	}
@@ -134,7 +134,7 @@ func TestCacheHitMissAndCorruptRecompute(t *testing.T) {
 		t.Fatal(err)
 	}
 	re, err := RunExperiment(context.Background(), e, opts)
-	if err != nil || !reflect.DeepEqual(re.Tidy(), first.Tidy()) {
+	if err != nil || !reflect.DeepEqual(tidy(re), tidy(first)) {
 		t.Fatalf("recompute after corruption: %v", err)
 	}
 	if !strings.Contains(log.String(), path) || !strings.Contains(log.String(), "recomputing") {
