@@ -11,14 +11,14 @@ import (
 	"synclab/labkit/nbexport"
 )
 
-// EChartsCDN is where the ECharts library is fetched from when no local
+// echartsCDN is where the ECharts library is fetched from when no local
 // copy exists (a visible warning says so).
-const EChartsCDN = "https://cdn.jsdelivr.net/npm/echarts@5.4.3/dist/echarts.min.js"
+const echartsCDN = "https://cdn.jsdelivr.net/npm/echarts@5.4.3/dist/echarts.min.js"
 
-// EChartsPath locates the local ECharts build: $SYNCLAB_ECHARTS, else
+// echartsPath locates the local ECharts build: $SYNCLAB_ECHARTS, else
 // .tools/echarts/echarts.min.js under the repository root or a directory
 // above the working directory; "" when there is none.
-func EChartsPath() string {
+func echartsPath() string {
 	if p := os.Getenv("SYNCLAB_ECHARTS"); p != "" {
 		return p
 	}
@@ -52,13 +52,13 @@ const cdnLoaderJS = `if (!window.echarts && !window.__synclabEChartsLoading) { w
 // classic Notebook's require.js does not capture it), or, without a local
 // copy, a visible warning and a loader that fetches it from the CDN.
 func LibraryHTML() string {
-	if p := EChartsPath(); p != "" {
+	if p := echartsPath(); p != "" {
 		if b, err := os.ReadFile(p); err == nil {
 			return "<script>if (!window.echarts) { (function (define, module, exports) {\n" + nbexport.EscapeScript(string(b)) + "\n}).call(window); }</script>"
 		}
 	}
 	return `<div style="color:#b00000;font-weight:bold">SyncLab warning: no local ECharts copy (.tools/echarts/echarts.min.js; run the setup or set SYNCLAB_ECHARTS): charts load it from the CDN and need the network.</div>` +
-		"<script>" + fmt.Sprintf(cdnLoaderJS, EChartsCDN) + "</script>"
+		"<script>" + fmt.Sprintf(cdnLoaderJS, echartsCDN) + "</script>"
 }
 
 // HTML returns the chart's element and the script that draws it once
@@ -80,7 +80,7 @@ func (c *Chart) HTML() string {
       %[6]s
     }
   }, 50);
-})();</script>`, c.ID, c.Width, c.Height, c.ID, nbexport.EscapeScript(c.Option), fmt.Sprintf(cdnLoaderJS, EChartsCDN))
+})();</script>`, c.ID, c.Width, c.Height, c.ID, nbexport.EscapeScript(c.Option), fmt.Sprintf(cdnLoaderJS, echartsCDN))
 }
 
 // injectedMarker is a file in the GoNB kernel's temporary directory that

@@ -25,11 +25,11 @@ import (
 	"time"
 )
 
-// KernelName is the Jupyter kernel the notebooks run on.
-const KernelName = "gonb"
+// kernelName is the Jupyter kernel the notebooks run on.
+const kernelName = "gonb"
 
-// DefaultCellTimeout bounds the execution of one cell; SYNCLAB_CELL_TIMEOUT (seconds) overrides it.
-const DefaultCellTimeout = 10 * time.Minute
+// defaultCellTimeout bounds the execution of one cell; SYNCLAB_CELL_TIMEOUT (seconds) overrides it.
+const defaultCellTimeout = 10 * time.Minute
 
 // Placeholders given to nbconvert as asset URLs and replaced by inlined scripts afterwards.
 const (
@@ -46,9 +46,9 @@ type Tools struct {
 // Dir returns <root>/.tools.
 func (t Tools) Dir() string { return filepath.Join(t.Root, ".tools") }
 
-// KernelSpec returns the path of the repo-local GoNB kernel spec.
-func (t Tools) KernelSpec() string {
-	return filepath.Join(t.Dir(), "jupyter", "kernels", KernelName, "kernel.json")
+// kernelSpec returns the path of the repo-local GoNB kernel spec.
+func (t Tools) kernelSpec() string {
+	return filepath.Join(t.Dir(), "jupyter", "kernels", kernelName, "kernel.json")
 }
 
 // FindTools looks for a repository set up by scripts/setup.sh: $SYNCLAB_ROOT if set, else the
@@ -57,8 +57,8 @@ func (t Tools) KernelSpec() string {
 func FindTools(near ...string) (Tools, error) {
 	if r := os.Getenv("SYNCLAB_ROOT"); r != "" {
 		t := Tools{Root: r}
-		if _, err := os.Stat(t.KernelSpec()); err != nil {
-			return Tools{}, fmt.Errorf("SYNCLAB_ROOT=%s: no GoNB kernel at %s: run scripts/setup.sh (or make lab) there first", r, t.KernelSpec())
+		if _, err := os.Stat(t.kernelSpec()); err != nil {
+			return Tools{}, fmt.Errorf("SYNCLAB_ROOT=%s: no GoNB kernel at %s: run scripts/setup.sh (or make lab) there first", r, t.kernelSpec())
 		}
 		return t, nil
 	}
@@ -75,7 +75,7 @@ func FindTools(near ...string) (Tools, error) {
 		}
 		for {
 			t := Tools{Root: dir}
-			if _, err := os.Stat(t.KernelSpec()); err == nil {
+			if _, err := os.Stat(t.kernelSpec()); err == nil {
 				return t, nil
 			}
 			parent := filepath.Dir(dir)
@@ -156,7 +156,7 @@ func cellTimeout() time.Duration {
 			return time.Duration(n) * time.Second
 		}
 	}
-	return DefaultCellTimeout
+	return defaultCellTimeout
 }
 
 // runMarkerEnv marks the processes of one nbconvert run (nbconvert, the kernel, its children).
@@ -188,7 +188,7 @@ func killMarked(marker string) {
 func nbconvert(ctx context.Context, tools Tools, dir string, args ...string) (string, error) {
 	base := []string{
 		"nbconvert", "--execute",
-		"--ExecutePreprocessor.kernel_name=" + KernelName,
+		"--ExecutePreprocessor.kernel_name=" + kernelName,
 		fmt.Sprintf("--ExecutePreprocessor.timeout=%d", int(cellTimeout().Seconds())),
 		"--HTMLExporter.require_js_url=" + requireJSPlaceholder,
 		"--HTMLExporter.mathjax_url=" + mathJaxPlaceholder,
@@ -299,8 +299,8 @@ func EscapeScript(js string) string {
 	return b.String()
 }
 
-// NeedsMath reports whether a page's text (outside scripts and styles) contains TeX math.
-func NeedsMath(page []byte) bool {
+// needsMath reports whether a page's text (outside scripts and styles) contains TeX math.
+func needsMath(page []byte) bool {
 	return mathSyntax.Match(scriptOrStyle.ReplaceAll(page, nil))
 }
 
@@ -319,7 +319,7 @@ func inlineAssets(tools Tools, page []byte) ([]byte, error) {
 		return nil, errors.New("nbconvert output has no MathJax loader to replace (template changed?)")
 	}
 	mj := "<!-- MathJax omitted: no math on this page -->"
-	if NeedsMath(page) {
+	if needsMath(page) {
 		s, err := inlineScript(filepath.Join(tools.Dir(), "mathjax", "tex-svg.js"))
 		if err != nil {
 			return nil, err

@@ -134,8 +134,8 @@ func TestNeedsMath(t *testing.T) {
 		"<p>\\begin{align} a &= b \\end{align}</p>":           true,
 		"<pre>price: 3 $</pre>":                               false,
 	} {
-		if got := NeedsMath([]byte(page)); got != want {
-			t.Errorf("NeedsMath(%q) = %v, want %v", page, got, want)
+		if got := needsMath([]byte(page)); got != want {
+			t.Errorf("needsMath(%q) = %v, want %v", page, got, want)
 		}
 	}
 }
