@@ -15,6 +15,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"synclab/platforms"
 	"synclab/sim"
 )
 
@@ -143,7 +144,7 @@ func BarsCI(r *Result, metric string) *Chart {
 // at their first value.
 func SweepLines(r *Result, metric, param string) (*Chart, error) {
 	e := r.Experiment
-	i := slices.IndexFunc(e.Sweep, func(a Axis) bool { return a.Param == param })
+	i := slices.IndexFunc(e.Sweep, func(a platforms.Axis) bool { return a.Param == param })
 	if i < 0 {
 		var swept []string
 		for _, a := range e.Sweep {

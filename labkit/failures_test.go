@@ -5,18 +5,19 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"synclab/platforms"
 	"testing"
 )
 
 // failingFixture runs the swept fixture with run failing where fail says.
-func failingFixture(t *testing.T, fail func(spec RunSpec) bool) *Result {
+func failingFixture(t *testing.T, fail func(spec platforms.RunSpec) bool) *Result {
 	t.Helper()
-	res, err := Execute(context.Background(), sweptFixture(t), func(ctx context.Context, spec RunSpec) (RunResult, error) {
+	res, err := Execute(context.Background(), withRun(sweptFixture(t), func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 		if fail(spec) {
-			return RunResult{}, errors.New("deadlock at 1ms: worker/1 (core 1) waits on lock")
+			return platforms.RunResult{}, errors.New("deadlock at 1ms: worker/1 (core 1) waits on lock")
 		}
 		return fixtureRun(ctx, spec)
-	}, RunOptions{Progress: NoProgress})
+	}), RunOptions{Progress: NoProgress})
 	var rf *RunsFailedError
 	if !errors.As(err, &rf) {
 		t.Fatalf("err = %v, want a RunsFailedError", err)
@@ -27,16 +28,16 @@ func failingFixture(t *testing.T, fail func(spec RunSpec) bool) *Result {
 func TestClaimsWithFailedRuns(t *testing.T) {
 	tests := []struct {
 		name      string
-		fail      func(spec RunSpec) bool
+		fail      func(spec platforms.RunSpec) bool
 		direction string   // of the time_ms claim
 		verdict   []string // in its verdict
 		simCell   string   // in the claims table
 	}{
-		{"a side without runs", func(s RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 100 },
+		{"a side without runs", func(s platforms.RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 100 },
 			"failed", []string{"not simulated", "slow: 5 of 5 runs failed: deadlock at 1ms"}, "slow failed"},
-		{"one repeat failed", func(s RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 100 && s.Repeat == 0 },
+		{"one repeat failed", func(s platforms.RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 100 && s.Repeat == 0 },
 			"agrees", []string{"reproduced", "(slow: 1 of 5 runs failed: deadlock at 1ms"}, "slow 0.0"},
-		{"failure at another point", func(s RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 200 },
+		{"failure at another point", func(s platforms.RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 200 },
 			"agrees", []string{"reproduced"}, "slow 0.0"},
 	}
 	for _, tc := range tests {
@@ -61,7 +62,7 @@ func TestClaimsWithFailedRuns(t *testing.T) {
 }
 
 func TestFailedRunsRoundTripThroughTheStore(t *testing.T) {
-	res := failingFixture(t, func(s RunSpec) bool { return s.Repeat == 3 })
+	res := failingFixture(t, func(s platforms.RunSpec) bool { return s.Repeat == 3 })
 	b, err := Encode(res)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestFailedRunsRoundTripThroughTheStore(t *testing.T) {
 }
 
 func TestConclusionHolds(t *testing.T) {
-	res := failingFixture(t, func(s RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 50 })
+	res := failingFixture(t, func(s platforms.RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 50 })
 	// Point 0 (work=50): slow failed entirely; fast's time_ms is ~0.01 ms.
 	ok := fixtureResult(t) // slow is 1.5x slower than fast everywhere
 	tests := []struct {
@@ -100,8 +101,8 @@ func TestConclusionHolds(t *testing.T) {
 }
 
 func TestDefaultConclusionsFirstVariantVersusEachOther(t *testing.T) {
-	e := Experiment{Name: "three", Variants: []Variant{{Name: "ref"}, {Name: "lo"}, {Name: "hi"}, {Name: "dead"}},
-		Metrics: []Metric{{Name: "m"}, {Name: "flat"}}, Repeats: 1}
+	e := platforms.Experiment{Name: "three", Variants: []platforms.Variant{{Name: "ref"}, {Name: "lo"}, {Name: "hi"}, {Name: "dead"}},
+		Metrics: []platforms.Metric{{Name: "m"}, {Name: "flat"}}, Repeats: 1}
 	run := func(v string, m, flat float64) Run {
 		return Run{Variant: v, Metrics: map[string]float64{"m": m, "flat": flat}}
 	}
@@ -119,24 +120,20 @@ func TestDefaultConclusionsFirstVariantVersusEachOther(t *testing.T) {
 			t.Errorf("conclusion %d: got %v, want %v holding on its baseline", i, got[i], want[i])
 		}
 	}
-	if c := DefaultConclusions(&Result{Experiment: Experiment{Variants: e.Variants[:1], Metrics: e.Metrics}}); c != nil {
+	if c := DefaultConclusions(&Result{Experiment: platforms.Experiment{Variants: e.Variants[:1], Metrics: e.Metrics}}); c != nil {
 		t.Errorf("one variant: %v, want none", c)
 	}
 }
 
 func TestSensitivityTableShowsFailedCases(t *testing.T) {
 	// noise at its High (0.3) makes slow deadlock in this stand-in model.
-	catalogMu.Lock()
-	saved := catalog[fixtureName]
-	catalog[fixtureName] = entry{exp: saved.exp, run: func(ctx context.Context, spec RunSpec) (RunResult, error) {
+	e := withRun(fixture(), func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 		if spec.Variant == "slow" && spec.Params["noise"] == 0.3 {
-			return RunResult{}, errors.New("deadlock at 2ms: slow (core 0) waits on queue")
+			return platforms.RunResult{}, errors.New("deadlock at 2ms: slow (core 0) waits on queue")
 		}
 		return fixtureRun(ctx, spec)
-	}}
-	catalogMu.Unlock()
-	t.Cleanup(func() { catalogMu.Lock(); catalog[fixtureName] = saved; catalogMu.Unlock() })
-	s, err := RunSensitivity(context.Background(), fixture(), nil, RunOptions{NoCache: true, Progress: NoProgress})
+	})
+	s, err := RunSensitivity(context.Background(), e, nil, RunOptions{NoCache: true, Progress: NoProgress})
 	if err != nil {
 		t.Fatal(err)
 	}

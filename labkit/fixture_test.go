@@ -12,8 +12,8 @@ import (
 // only on the run's seed and parameters.
 const fixtureName = "fixture-queue"
 
-func fixture() Experiment {
-	return Experiment{
+func fixture() platforms.Experiment {
+	return platforms.Experiment{
 		Name:        fixtureName,
 		Description: "test fixture: a noisy queue served by a fast or a slow server",
 		Platform:    "testbed",
@@ -23,23 +23,24 @@ func fixture() Experiment {
 			{Key: "slowdown", Value: 1.5, Unit: "x", Prov: platforms.ASSUME, Source: "guess", Min: 0.5, Max: 4, Low: 0.8, High: 3},
 			{Key: "hz", Value: 100, Unit: "Hz", Prov: platforms.CODE, Source: "fixture", Choices: []float64{100, 250, 1000}},
 		},
-		Variants: []Variant{{Name: "fast", Doc: "fast server"}, {Name: "slow", Doc: "slow server"}},
+		Variants: []platforms.Variant{{Name: "fast", Doc: "fast server"}, {Name: "slow", Doc: "slow server"}},
 		Repeats:  5,
 		Seed:     42,
-		Metrics: []Metric{
-			{Name: "time_ms", Unit: "ms", Better: Lower, Doc: "total time"},
-			{Name: "ops_s", Unit: "ops/s", Better: Higher, Doc: "throughput"},
+		Metrics: []platforms.Metric{
+			{Name: "time_ms", Unit: "ms", Better: platforms.Lower, Doc: "total time"},
+			{Name: "ops_s", Unit: "ops/s", Better: platforms.Higher, Doc: "throughput"},
 		},
-		Reference: []Reference{
+		Reference: []platforms.Reference{
 			{Article: "fixture-article", Variant: "fast", Metric: "time_ms", Value: 0.02, Unit: "ms", Quote: "fast 0.02 ms"},
 			{Article: "fixture-article", Variant: "slow", Metric: "time_ms", Value: 0.03, Unit: "ms", Quote: "slow 0.03 ms"},
 			{Article: "fixture-article", Variant: "fast", Metric: "ops_s", Value: 5000, Unit: "ops/s", Quote: "fast 5000"},
 			{Article: "fixture-article", Variant: "slow", Metric: "ops_s", Value: 9000, Unit: "ops/s", Quote: "slow 9000"},
 		},
+		Run: fixtureRun,
 	}
 }
 
-func fixtureRun(ctx context.Context, spec RunSpec) (RunResult, error) {
+func fixtureRun(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 	rng := rand.New(rand.NewPCG(spec.Seed, 7))
 	f := 1.0
 	if spec.Variant == "slow" {
@@ -49,13 +50,13 @@ func fixtureRun(ctx context.Context, spec RunSpec) (RunResult, error) {
 	total := 0.0
 	for range 200 {
 		if err := ctx.Err(); err != nil {
-			return RunResult{}, err
+			return platforms.RunResult{}, err
 		}
 		x := spec.Params["work"] * f * (1 + spec.Params["noise"]*rng.NormFloat64()) / 1000 // us per op
 		lat = append(lat, x)
 		total += x
 	}
-	res := RunResult{
+	res := platforms.RunResult{
 		Metrics: map[string]float64{"time_ms": total / 1000, "ops_s": 200 / (total / 1e6)},
 		Samples: map[string][]float64{"latency_us": lat},
 	}
@@ -68,4 +69,8 @@ func fixtureRun(ctx context.Context, spec RunSpec) (RunResult, error) {
 	return res, nil
 }
 
-func init() { Register(fixture(), fixtureRun) }
+// withRun returns e with run as its run function.
+func withRun(e platforms.Experiment, run platforms.RunFunc) platforms.Experiment {
+	e.Run = run
+	return e
+}

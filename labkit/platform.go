@@ -13,13 +13,13 @@ type PlatformGroup struct {
 	Params      platforms.Params
 }
 
-// PlatformParams groups the catalog's parameters by platform, sorted by
-// platform name; a key shared by several experiments is listed once, as the
-// first experiment (by name) defines it.
-func PlatformParams() []PlatformGroup {
+// PlatformParams groups the parameters of exps (a catalog, sorted by name)
+// by platform, sorted by platform name; a key shared by several experiments
+// is listed once, as the first experiment defines it.
+func PlatformParams(exps []platforms.Experiment) []PlatformGroup {
 	var groups []PlatformGroup
 	index := map[string]int{}
-	for _, e := range Catalog() {
+	for _, e := range exps {
 		i, ok := index[e.Platform]
 		if !ok {
 			i = len(groups)

@@ -11,12 +11,13 @@ import (
 	"sync"
 
 	"synclab/data"
+	"synclab/platforms"
 )
 
 // ReferenceRow is one line of data/reference/*.tsv.
 type ReferenceRow struct {
 	Experiment string
-	Reference
+	platforms.Reference
 }
 
 // ParseReferences parses reference TSV text (columns article, experiment,
@@ -38,7 +39,7 @@ func ParseReferences(name, text string) ([]ReferenceRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: value %q is not a number", name, n, f[4])
 		}
-		rows = append(rows, ReferenceRow{Experiment: f[1], Reference: Reference{Article: f[0], Variant: f[2], Metric: f[3], Value: v, Unit: f[5], Quote: f[6]}})
+		rows = append(rows, ReferenceRow{Experiment: f[1], Reference: platforms.Reference{Article: f[0], Variant: f[2], Metric: f[3], Value: v, Unit: f[5], Quote: f[6]}})
 	}
 	return rows, sc.Err()
 }
@@ -73,12 +74,12 @@ var embeddedReferences = sync.OnceValues(func() ([]ReferenceRow, error) {
 
 // ReferencesFor returns the embedded reference numbers of an experiment. The
 // embedded files are checked by the tests, so a parse error panics.
-func ReferencesFor(experiment string) []Reference {
+func ReferencesFor(experiment string) []platforms.Reference {
 	all, err := embeddedReferences()
 	if err != nil {
 		panic("labkit: embedded reference data: " + err.Error())
 	}
-	var out []Reference
+	var out []platforms.Reference
 	for _, r := range all {
 		if r.Experiment == experiment {
 			out = append(out, r.Reference)

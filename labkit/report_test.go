@@ -24,7 +24,7 @@ func fakeECharts(t *testing.T, text string) {
 func TestReportSelfContained(t *testing.T) {
 	fakeECharts(t, `/*FAKE-ECHARTS*/window.echarts={init:function(){return {setOption:function(){}}}};var s="</script>";`)
 	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
-	res, err := Execute(context.Background(), sweptFixture(t), fixtureRun, RunOptions{Trace: true, Progress: NoProgress})
+	res, err := Execute(context.Background(), withRun(sweptFixture(t), fixtureRun), RunOptions{Trace: true, Progress: NoProgress})
 	if err != nil {
 		t.Fatal(err)
 	}

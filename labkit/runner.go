@@ -2,6 +2,8 @@ package labkit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"synclab/platforms"
 	"synclab/sim"
 )
 
@@ -74,12 +77,12 @@ func (s Shard) has(job int) bool { return s.Count <= 1 || job%s.Count == s.Index
 // Result is a (possibly partial) set of runs of one experiment definition with
 // the stamp needed to reproduce it. It is what the result store saves.
 type Result struct {
-	Experiment Experiment  `msgpack:"experiment" json:"experiment"`
-	Hash       string      `msgpack:"hash" json:"hash"`
-	Code       CodeVersion `msgpack:"code" json:"code"`
-	Shard      Shard       `msgpack:"shard" json:"shard"`
-	Created    time.Time   `msgpack:"created" json:"created"`
-	WallS      float64     `msgpack:"wall_s" json:"wall_s"`
+	Experiment platforms.Experiment `msgpack:"experiment" json:"experiment"`
+	Hash       string               `msgpack:"hash" json:"hash"`
+	Code       CodeVersion          `msgpack:"code" json:"code"`
+	Shard      Shard                `msgpack:"shard" json:"shard"`
+	Created    time.Time            `msgpack:"created" json:"created"`
+	WallS      float64              `msgpack:"wall_s" json:"wall_s"`
 	// Runs are in job order: variant, then sweep point, then repeat. They
 	// include failed runs (Run.Err set).
 	Runs []Run `msgpack:"runs" json:"runs"`
@@ -101,7 +104,7 @@ func (r *Result) Failures() []Run {
 
 // RunLabel names a run of r for messages: variant, swept values and repeat.
 func (r *Result) RunLabel(run Run) string {
-	return fmt.Sprintf("variant %s, %s, repeat %d", run.Variant, pointLabel(r.Experiment.point(run.Point)), run.Repeat)
+	return fmt.Sprintf("variant %s, %s, repeat %d", run.Variant, pointLabel(r.Experiment.Point(run.Point)), run.Repeat)
 }
 
 // RunsFailedError is the error Execute and RunExperiment return, together
@@ -133,6 +136,9 @@ type RunOptions struct {
 	// Trace asks repeat 0 of every variant and point to record a trace;
 	// traced results are never read from or written to the cache.
 	Trace bool
+	// Detailed asks every run to simulate every step (see
+	// platforms.RunSpec.Detailed): slower, the same results.
+	Detailed bool
 	// Fresh ignores cached results (they are still written).
 	Fresh bool
 	// Dir is the result store directory; "" means ResultsDir().
@@ -148,12 +154,12 @@ type RunOptions struct {
 type job struct{ variant, point, repeat, index int }
 
 // jobs lists the runs of e in job order, restricted to shard.
-func (e Experiment) jobs(shard Shard) []job {
+func jobs(e platforms.Experiment, shard Shard) []job {
 	var out []job
 	for v := range e.Variants {
-		for p := range e.numPoints() {
+		for p := range e.NumPoints() {
 			for r := range e.Repeats {
-				if n := e.jobIndex(v, p, r); shard.has(n) {
+				if n := jobIndex(e, v, p, r); shard.has(n) {
 					out = append(out, job{v, p, r, n})
 				}
 			}
@@ -162,18 +168,10 @@ func (e Experiment) jobs(shard Shard) []job {
 	return out
 }
 
-// jobIndex is the index of a run in job order: variant (by index), then
-// sweep point, then repeat.
-func (e Experiment) jobIndex(variant, point, repeat int) int {
-	return (variant*e.numPoints()+point)*e.Repeats + repeat
-}
-
-// PointParams returns every parameter value of sweep point i: the defaults (with
-// overrides) and the point's swept values.
-func (e Experiment) PointParams(i int) map[string]float64 {
-	m := e.Params.Values()
-	maps.Copy(m, e.point(i))
-	return m
+// jobIndex is the index of a run of e in job order: variant (by index),
+// then sweep point, then repeat.
+func jobIndex(e platforms.Experiment, variant, point, repeat int) int {
+	return (variant*e.NumPoints()+point)*e.Repeats + repeat
 }
 
 // Simulations allocate many small, short-lived objects. With every core
@@ -206,7 +204,7 @@ func relaxGC() (restore func()) {
 	}
 }
 
-// Execute runs the experiment with the given run function, without the
+// Execute runs the experiment with its run function (e.Run), without the
 // cache: variants x sweep points x repeats in parallel, each with its own
 // seed (RunSeed), so the result does not depend on Workers or scheduling.
 // When ctx is cancelled, it returns the finished runs in a result with
@@ -214,55 +212,58 @@ func relaxGC() (restore func()) {
 // error from run, or a missing metric) does not stop the others: it is
 // recorded with its error in Runs, the result is not Complete, and the
 // error returned with it is a *RunsFailedError counting the failures.
-func Execute(ctx context.Context, e Experiment, run RunFunc, opts RunOptions) (*Result, error) {
+func Execute(ctx context.Context, e platforms.Experiment, opts RunOptions) (*Result, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
-	return execute(ctx, e, e.Hash(), run, opts)
+	if e.Run == nil {
+		return nil, errNoRun(e)
+	}
+	return execute(ctx, e, e.Hash(), opts)
 }
 
 // execute is Execute for a validated e whose Hash is hash.
-func execute(ctx context.Context, e Experiment, hash string, run RunFunc, opts RunOptions) (*Result, error) {
+func execute(ctx context.Context, e platforms.Experiment, hash string, opts RunOptions) (*Result, error) {
 	start := time.Now()
 	defer relaxGC()()
-	jobs := e.jobs(opts.Shard)
+	todo := jobs(e, opts.Shard)
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(jobs)))
+	workers = max(1, min(workers, len(todo)))
 	prog := opts.Progress
 	if prog == nil {
 		prog = AutoProgress()
 	}
-	params := make([]map[string]float64, e.numPoints())
+	params := make([]map[string]float64, e.NumPoints())
 	for i := range params {
 		params[i] = e.PointParams(i)
 	}
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make([]*Run, len(jobs))
+	done := make([]*Run, len(todo))
 	var next atomic.Int64
 	var mu sync.Mutex
-	prog.Start(e.Name, len(jobs))
+	prog.Start(e.Name, len(todo))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(jobs) || runCtx.Err() != nil {
+				if i >= len(todo) || runCtx.Err() != nil {
 					return
 				}
-				j := jobs[i]
-				spec := RunSpec{
+				j := todo[i]
+				spec := platforms.RunSpec{
 					Experiment: e.Name, Variant: e.Variants[j.variant].Name, Params: maps.Clone(params[j.point]),
 					Seed: RunSeed(e.Seed, e.Variants[j.variant].Name, j.point, j.repeat), Repeat: j.repeat,
-					Trace: opts.Trace && j.repeat == 0,
+					Trace: opts.Trace && j.repeat == 0, Detailed: opts.Detailed,
 				}
-				rr, err := run(runCtx, spec)
+				rr, err := e.Run(runCtx, spec)
 				if err == nil {
-					err = e.checkMetrics(rr)
+					err = checkMetrics(e, rr)
 				}
 				r := &Run{Variant: spec.Variant, Point: j.point, Repeat: j.repeat, Seed: spec.Seed}
 				switch {
@@ -282,7 +283,9 @@ func execute(ctx context.Context, e Experiment, hash string, run RunFunc, opts R
 	}
 	wg.Wait()
 	prog.Finish()
-	res := &Result{Experiment: e.Clone(), Hash: hash, Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC()}
+	def := e.Clone()
+	def.Run = nil // a result holds the definition as data, in memory as in its file
+	res := &Result{Experiment: def, Hash: hash, Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC()}
 	interrupted := false
 	for _, r := range done {
 		if r == nil {
@@ -294,17 +297,22 @@ func execute(ctx context.Context, e Experiment, hash string, run RunFunc, opts R
 	res.WallS = time.Since(start).Seconds()
 	var errs []error
 	if interrupted {
-		errs = append(errs, fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(jobs), context.Cause(ctx)))
+		errs = append(errs, fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(todo), context.Cause(ctx)))
 	}
 	if failed := res.Failures(); len(failed) > 0 {
-		errs = append(errs, &RunsFailedError{Experiment: e.Name, Failed: len(failed), Total: len(jobs),
+		errs = append(errs, &RunsFailedError{Experiment: e.Name, Failed: len(failed), Total: len(todo),
 			First: res.RunLabel(failed[0]) + ": " + failed[0].Err})
 	}
 	res.Complete = len(errs) == 0
 	return res, errors.Join(errs...)
 }
 
-func (e Experiment) checkMetrics(rr RunResult) error {
+// errNoRun is the error for running a definition without its run function.
+func errNoRun(e platforms.Experiment) error {
+	return fmt.Errorf("experiment %s has no run function (a definition read from a result file?); take it from the catalog", e.Name)
+}
+
+func checkMetrics(e platforms.Experiment, rr platforms.RunResult) error {
 	for _, m := range e.Metrics {
 		if _, ok := rr.Metrics[m.Name]; !ok {
 			return fmt.Errorf("run did not report metric %s", m.Name)
@@ -313,16 +321,15 @@ func (e Experiment) checkMetrics(rr RunResult) error {
 	return nil
 }
 
-// RunExperiment runs e with the run function registered under its name,
+// RunExperiment runs e with its run function (e.Run),
 // reusing a cached result when one with the same definition hash and code
 // version exists (unless opts.Fresh, opts.NoCache or opts.Trace), and saving
 // complete results to the store. An unreadable cache file is reported on
 // opts.Log with its path and recomputed. When runs fail it returns the
 // partial result (never cached) and a *RunsFailedError, as Execute does.
-func RunExperiment(ctx context.Context, e Experiment, opts RunOptions) (*Result, error) {
-	_, run, err := Lookup(e.Name)
-	if err != nil {
-		return nil, err
+func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions) (*Result, error) {
+	if e.Run == nil {
+		return nil, errNoRun(e)
 	}
 	if err := e.Validate(); err != nil {
 		return nil, err
@@ -350,7 +357,7 @@ func RunExperiment(ctx context.Context, e Experiment, opts RunOptions) (*Result,
 			}
 		}
 	}
-	res, err := execute(ctx, e, hash, run, opts)
+	res, err := execute(ctx, e, hash, opts)
 	if err != nil {
 		return res, err
 	}
@@ -366,4 +373,21 @@ func RunExperiment(ctx context.Context, e Experiment, opts RunOptions) (*Result,
 // experiment whose definition hash is hash now.
 func (r *Result) matches(hash string, shard Shard) bool {
 	return r.Complete && r.Hash == hash && r.Shard == shard && r.Code.Key() == CurrentCode().Key()
+}
+
+// RunSeed derives the seed of one run from the experiment seed, the variant,
+// the sweep point index and the repeat, so that results never depend on
+// scheduling.
+func RunSeed(seed uint64, variant string, point, repeat int) uint64 {
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], seed)
+	h.Write(b[:])
+	h.Write([]byte(variant))
+	h.Write([]byte{0})
+	binary.LittleEndian.PutUint64(b[:], uint64(point))
+	h.Write(b[:])
+	binary.LittleEndian.PutUint64(b[:], uint64(repeat))
+	h.Write(b[:])
+	return binary.LittleEndian.Uint64(h.Sum(nil))
 }

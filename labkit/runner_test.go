@@ -11,10 +11,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"synclab/platforms"
 	"synclab/sim"
 )
 
-func sweptFixture(t *testing.T) Experiment {
+func sweptFixture(t *testing.T) platforms.Experiment {
 	t.Helper()
 	e, err := fixture().WithSweep("work", 50, 100, 200)
 	if err != nil {
@@ -28,7 +29,7 @@ func TestRunnerDeterministicAcrossGOMAXPROCS(t *testing.T) {
 	var tables [][]row
 	for _, procs := range []int{1, 2, 4} {
 		old := runtime.GOMAXPROCS(procs)
-		res, err := Execute(context.Background(), e, fixtureRun, RunOptions{Progress: NoProgress})
+		res, err := Execute(context.Background(), withRun(e, fixtureRun), RunOptions{Progress: NoProgress})
 		runtime.GOMAXPROCS(old)
 		if err != nil {
 			t.Fatal(err)
@@ -69,14 +70,14 @@ func TestRunSeedsDistinct(t *testing.T) {
 func TestRunnerCancelKeepsFinishedRuns(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var n atomic.Int32
-	run := func(ctx context.Context, spec RunSpec) (RunResult, error) {
+	run := func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 		if n.Add(1) == 4 {
 			cancel()
-			return RunResult{}, ctx.Err()
+			return platforms.RunResult{}, ctx.Err()
 		}
 		return fixtureRun(ctx, spec)
 	}
-	res, err := Execute(ctx, fixture(), run, RunOptions{Workers: 1, Progress: NoProgress})
+	res, err := Execute(ctx, withRun(fixture(), run), RunOptions{Workers: 1, Progress: NoProgress})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -88,9 +89,9 @@ func TestRunnerCancelKeepsFinishedRuns(t *testing.T) {
 // deadlockAt is a RunFunc that fails like a simulated deadlock for variant
 // slow at the sweep point work=200 (every repeat) and runs fixtureRun
 // elsewhere.
-func deadlockAt(ctx context.Context, spec RunSpec) (RunResult, error) {
+func deadlockAt(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 	if spec.Variant == "slow" && spec.Params["work"] == 200 {
-		return RunResult{}, &sim.DeadlockError{At: 474 * sim.Microsecond,
+		return platforms.RunResult{}, &sim.DeadlockError{At: 474 * sim.Microsecond,
 			Waiters: []sim.Waiter{{Proc: "worker/1", Core: 1, On: "wfe on lock 0x1000"}}}
 	}
 	return fixtureRun(ctx, spec)
@@ -99,7 +100,7 @@ func deadlockAt(ctx context.Context, spec RunSpec) (RunResult, error) {
 func TestRunnerKeepsOtherRunsWhenOneFails(t *testing.T) {
 	tests := []struct {
 		name string
-		run  RunFunc
+		run  platforms.RunFunc
 		// wantFailed runs fail, all of variant failVariant at point
 		// failPoint (5 repeats per point).
 		wantFailed  int
@@ -108,13 +109,13 @@ func TestRunnerKeepsOtherRunsWhenOneFails(t *testing.T) {
 		want        []string // in the error and in every failed run's Err
 	}{
 		{"deadlock at one point", deadlockAt, 5, "slow", 2, []string{"deadlock at", "worker/1 (core 1) waits on wfe on lock 0x1000"}},
-		{"one repeat fails", func(ctx context.Context, spec RunSpec) (RunResult, error) {
+		{"one repeat fails", func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 			if spec.Variant == "fast" && spec.Params["work"] == 50 && spec.Repeat == 2 {
-				return RunResult{}, errors.New("boom")
+				return platforms.RunResult{}, errors.New("boom")
 			}
 			return fixtureRun(ctx, spec)
 		}, 1, "fast", 0, []string{"boom"}},
-		{"missing metric at one point", func(ctx context.Context, spec RunSpec) (RunResult, error) {
+		{"missing metric at one point", func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 			r, err := fixtureRun(ctx, spec)
 			if spec.Variant == "fast" && spec.Params["work"] == 100 {
 				delete(r.Metrics, "ops_s")
@@ -123,12 +124,12 @@ func TestRunnerKeepsOtherRunsWhenOneFails(t *testing.T) {
 		}, 5, "fast", 1, []string{"did not report metric ops_s"}},
 	}
 	e := sweptFixture(t)
-	whole, err := Execute(context.Background(), e, fixtureRun, RunOptions{Progress: NoProgress})
+	whole, err := Execute(context.Background(), withRun(e, fixtureRun), RunOptions{Progress: NoProgress})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range tests {
-		res, err := Execute(context.Background(), e, tc.run, RunOptions{Progress: NoProgress})
+		res, err := Execute(context.Background(), withRun(e, tc.run), RunOptions{Progress: NoProgress})
 		var rf *RunsFailedError
 		if !errors.As(err, &rf) || rf.Failed != tc.wantFailed || rf.Total != 30 || !containsAll(err.Error(), append([]string{"variant " + tc.failVariant}, tc.want...)...) {
 			t.Fatalf("%s: err = %v, want %d of 30 failed naming %v", tc.name, err, tc.wantFailed, tc.want)
@@ -170,14 +171,10 @@ func TestFailedRunsAreNeverCachedOrMerged(t *testing.T) {
 	e := sweptFixture(t)
 	opts := RunOptions{Dir: dir, Progress: NoProgress}
 	var calls atomic.Int32
-	catalogMu.Lock()
-	saved := catalog[fixtureName]
-	catalog[fixtureName] = entry{exp: saved.exp, run: func(ctx context.Context, spec RunSpec) (RunResult, error) {
+	e.Run = func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 		calls.Add(1)
 		return deadlockAt(ctx, spec)
-	}}
-	catalogMu.Unlock()
-	t.Cleanup(func() { catalogMu.Lock(); catalog[fixtureName] = saved; catalogMu.Unlock() })
+	}
 	for i := range 2 {
 		res, err := RunExperiment(context.Background(), e, opts)
 		var rf *RunsFailedError
@@ -196,7 +193,7 @@ func TestFailedRunsAreNeverCachedOrMerged(t *testing.T) {
 	}
 	var parts []*Result
 	for i := range 2 {
-		p, _ := Execute(context.Background(), e, deadlockAt, RunOptions{Shard: Shard{Index: i, Count: 2}, Progress: NoProgress})
+		p, _ := Execute(context.Background(), withRun(e, deadlockAt), RunOptions{Shard: Shard{Index: i, Count: 2}, Progress: NoProgress})
 		parts = append(parts, p)
 	}
 	if _, err := Merge(parts...); err == nil || !containsAll(err.Error(), "failed runs", "deadlock") {
@@ -208,13 +205,13 @@ func TestShardsPartitionJobs(t *testing.T) {
 	e := sweptFixture(t)
 	var parts []*Result
 	for i := range 3 {
-		r, err := Execute(context.Background(), e, fixtureRun, RunOptions{Shard: Shard{Index: i, Count: 3}, Progress: NoProgress})
+		r, err := Execute(context.Background(), withRun(e, fixtureRun), RunOptions{Shard: Shard{Index: i, Count: 3}, Progress: NoProgress})
 		if err != nil {
 			t.Fatal(err)
 		}
 		parts = append(parts, r)
 	}
-	whole, err := Execute(context.Background(), e, fixtureRun, RunOptions{Progress: NoProgress})
+	whole, err := Execute(context.Background(), withRun(e, fixtureRun), RunOptions{Progress: NoProgress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +234,7 @@ func TestShardsPartitionJobs(t *testing.T) {
 		t.Fatalf("Merge of shards of different code: err = %v", err)
 	}
 	other, _ := e.With("noise", 0.2)
-	foreign, _ := Execute(context.Background(), other, fixtureRun, RunOptions{Shard: Shard{Index: 1, Count: 3}, Progress: NoProgress})
+	foreign, _ := Execute(context.Background(), withRun(other, fixtureRun), RunOptions{Shard: Shard{Index: 1, Count: 3}, Progress: NoProgress})
 	if _, err := Merge(parts[0], foreign, parts[2]); err == nil || !containsAll(err.Error(), "different definitions") {
 		t.Fatalf("Merge of different definitions: err = %v", err)
 	}

@@ -93,7 +93,7 @@ func DefaultConclusions(base *Result) []Conclusion {
 // (cache included) with opts. A case whose runs partly fail (e.g. a
 // deadlock at one end of a range) is kept: its conclusions are judged on
 // the successful runs, and the table shows the failures.
-func RunSensitivity(ctx context.Context, e Experiment, conclusions []Conclusion, opts RunOptions) (*Sensitivity, error) {
+func RunSensitivity(ctx context.Context, e platforms.Experiment, conclusions []Conclusion, opts RunOptions) (*Sensitivity, error) {
 	e = e.Clone()
 	e.Sweep = nil
 	base, err := runKeepingFailures(ctx, e, opts)
@@ -132,7 +132,7 @@ func RunSensitivity(ctx context.Context, e Experiment, conclusions []Conclusion,
 
 // runKeepingFailures is RunExperiment that accepts a result with failed runs
 // (a *RunsFailedError) but not an interrupted or invalid one.
-func runKeepingFailures(ctx context.Context, e Experiment, opts RunOptions) (*Result, error) {
+func runKeepingFailures(ctx context.Context, e platforms.Experiment, opts RunOptions) (*Result, error) {
 	res, err := RunExperiment(ctx, e, opts)
 	var failed *RunsFailedError
 	if err != nil && errors.As(err, &failed) && res != nil && ctx.Err() == nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"synclab/platforms"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -143,7 +144,7 @@ func Load(path string) (*Result, error) {
 }
 
 // CachePath is where the store keeps the result of e (or of one shard).
-func CachePath(dir string, e Experiment, shard Shard) string {
+func CachePath(dir string, e platforms.Experiment, shard Shard) string {
 	return cachePath(dir, e.Name, e.Hash(), shard)
 }
 
@@ -201,9 +202,9 @@ func Merge(parts ...*Result) (*Result, error) {
 	for i, v := range first.Experiment.Variants {
 		order[v.Name] = i
 	}
-	jobIndex := func(r Run) int { return first.Experiment.jobIndex(order[r.Variant], r.Point, r.Repeat) }
+	jobIndex := func(r Run) int { return jobIndex(first.Experiment, order[r.Variant], r.Point, r.Repeat) }
 	slices.SortFunc(out.Runs, func(a, b Run) int { return jobIndex(a) - jobIndex(b) })
-	if want := len(first.Experiment.jobs(Shard{})); len(out.Runs) != want {
+	if want := len(jobs(first.Experiment, Shard{})); len(out.Runs) != want {
 		return nil, fmt.Errorf("merge: %d runs, the experiment has %d", len(out.Runs), want)
 	}
 	return &out, nil

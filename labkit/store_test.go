@@ -17,7 +17,7 @@ import (
 
 func fixtureResult(t *testing.T) *Result {
 	t.Helper()
-	res, err := Execute(context.Background(), sweptFixture(t), fixtureRun, RunOptions{Progress: NoProgress})
+	res, err := Execute(context.Background(), withRun(sweptFixture(t), fixtureRun), RunOptions{Progress: NoProgress})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,7 @@ func ClaimsTable(claims []Claim) Table {
 }
 
 // VariantsTable lists an experiment's variants with their descriptions.
-func VariantsTable(e Experiment) Table {
+func VariantsTable(e platforms.Experiment) Table {
 	t := Table{Title: "variants of " + e.Name + " (-variant NAME)", Header: []string{"variant", "description"}}
 	for _, v := range e.Variants {
 		t.Rows = append(t.Rows, []string{v.Name, v.Doc})

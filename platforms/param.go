@@ -1,9 +1,3 @@
-// Package platforms holds the concrete platform models of SyncLab: topology,
-// clocks, latencies, power and OS models, each parameter with its source.
-//
-// The root package defines what every platform shares: parameters that carry
-// their provenance, so that a reader (and the sensitivity runs in labkit) can
-// tell a measured number from a guess.
 package platforms
 
 import (

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"synclab/labkit"
+	"synclab/platforms"
 	"synclab/platforms/esp32"
 	"synclab/sim"
 )
@@ -156,14 +157,14 @@ func sweepSpeedup(ctx context.Context, fig benchFigures, name string, sets []str
 // a name it is sweepDefault with sweepDefaultSet (unless sets are given),
 // or the first experiment of the catalog when sweepDefault is not
 // registered. label describes it for the figures.
-func sweepConfig(name string, sets []string) (e labkit.Experiment, label string, err error) {
+func sweepConfig(name string, sets []string) (e platforms.Experiment, label string, err error) {
 	if name == "" {
-		if _, _, err := labkit.Lookup(sweepDefault); err == nil {
+		if _, err := lookup(sweepDefault); err == nil {
 			name = sweepDefault
 			if len(sets) == 0 {
 				sets = []string{sweepDefaultSet}
 			}
-		} else if cat := labkit.Catalog(); len(cat) > 0 {
+		} else if cat := experiments(); len(cat) > 0 {
 			name = cat[0].Name
 		} else {
 			return e, "", fmt.Errorf("no experiment registered")

@@ -18,7 +18,9 @@ import (
 	"strings"
 
 	"synclab/labkit"
+	"synclab/labkit/catalog"
 	"synclab/labkit/nbexport"
+	"synclab/platforms"
 )
 
 func main() {
@@ -45,6 +47,13 @@ const usage = `usage: lab COMMAND [ARGS]
   bench [-json] [-peer=false]            speed figures
   report NOTEBOOK... -o DIR              execute notebooks headless and write their HTML
 `
+
+// experiments is the catalog the commands use (the CLI's tests add their
+// fixtures to it).
+var experiments = catalog.All
+
+// lookup returns the named experiment of experiments().
+func lookup(name string) (platforms.Experiment, error) { return catalog.Find(experiments(), name) }
 
 // usageError marks bad input (exit status 2).
 type usageError struct{ error }
@@ -132,7 +141,7 @@ func cmdList(args []string, stdout io.Writer) error {
 	if len(args) > 0 {
 		return badInput("list takes no arguments")
 	}
-	cat := labkit.Catalog()
+	cat := experiments()
 	if len(cat) == 0 {
 		fmt.Fprintln(stdout, "no experiments registered")
 		return nil

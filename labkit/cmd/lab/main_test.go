@@ -10,44 +10,55 @@ import (
 	"strings"
 	"testing"
 
-	"synclab/labkit"
 	"synclab/platforms"
 	"synclab/sim"
 )
 
-// A CLI fixture: one parameter, two variants, a deterministic metric.
+// The CLI's fixtures join the catalog for the tests.
 func init() {
-	labkit.Register(labkit.Experiment{
-		Name: "cli-fixture", Description: "CLI test fixture", Platform: "cli-bench", Repeats: 3, Seed: 7,
-		Params:    platforms.Params{{Key: "n", Value: 10, Unit: "ops", Prov: platforms.MEAS, Source: "test", Min: 1, Max: 100}},
-		Variants:  []labkit.Variant{{Name: "a"}, {Name: "b"}},
-		Metrics:   []labkit.Metric{{Name: "cost", Unit: "ns", Better: labkit.Lower}},
-		Reference: []labkit.Reference{{Article: "cli-article", Variant: "a", Metric: "cost", Value: 10, Unit: "ns", Quote: "a costs 10"}},
-	}, func(ctx context.Context, spec labkit.RunSpec) (labkit.RunResult, error) {
-		c := spec.Params["n"]
-		if spec.Variant == "b" {
-			c *= 2
-		}
-		c += float64(spec.Repeat)
-		return labkit.RunResult{Metrics: map[string]float64{"cost": c}}, nil
-	})
+	all := experiments
+	experiments = func() []platforms.Experiment {
+		exps := append(all(), cliFixture(), cliDeadlock())
+		slices.SortFunc(exps, func(a, b platforms.Experiment) int { return strings.Compare(a.Name, b.Name) })
+		return exps
+	}
 }
 
-// A CLI fixture with a failing point: variant b deadlocks at n=20.
-func init() {
-	labkit.Register(labkit.Experiment{
+// cliFixture has one parameter, two variants, a deterministic metric.
+func cliFixture() platforms.Experiment {
+	return platforms.Experiment{
+		Name: "cli-fixture", Description: "CLI test fixture", Platform: "cli-bench", Repeats: 3, Seed: 7,
+		Params:    platforms.Params{{Key: "n", Value: 10, Unit: "ops", Prov: platforms.MEAS, Source: "test", Min: 1, Max: 100}},
+		Variants:  []platforms.Variant{{Name: "a"}, {Name: "b"}},
+		Metrics:   []platforms.Metric{{Name: "cost", Unit: "ns", Better: platforms.Lower}},
+		Reference: []platforms.Reference{{Article: "cli-article", Variant: "a", Metric: "cost", Value: 10, Unit: "ns", Quote: "a costs 10"}},
+		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+			c := spec.Params["n"]
+			if spec.Variant == "b" {
+				c *= 2
+			}
+			c += float64(spec.Repeat)
+			return platforms.RunResult{Metrics: map[string]float64{"cost": c}}, nil
+		},
+	}
+}
+
+// cliDeadlock is a CLI fixture with a failing point: variant b deadlocks at n=20.
+func cliDeadlock() platforms.Experiment {
+	return platforms.Experiment{
 		Name: "cli-deadlock", Description: "CLI fixture whose variant b deadlocks at n=20", Platform: "cli-bench", Repeats: 2, Seed: 3,
 		Params:    platforms.Params{{Key: "n", Value: 10, Unit: "ops", Prov: platforms.MEAS, Source: "test", Min: 1, Max: 100}},
-		Variants:  []labkit.Variant{{Name: "a"}, {Name: "b"}},
-		Sweep:     []labkit.Axis{{Param: "n", Values: []float64{10, 20}}},
-		Metrics:   []labkit.Metric{{Name: "cost", Unit: "ns", Better: labkit.Lower}},
-		Reference: []labkit.Reference{{Article: "cli-article", Variant: "b", Metric: "cost", Value: 20, Unit: "ns", Quote: "b costs 20"}},
-	}, func(ctx context.Context, spec labkit.RunSpec) (labkit.RunResult, error) {
-		if spec.Variant == "b" && spec.Params["n"] == 20 {
-			return labkit.RunResult{}, &sim.DeadlockError{At: sim.Millisecond, Waiters: []sim.Waiter{{Proc: "worker/1", Core: 1, On: "wfe on lock"}}}
-		}
-		return labkit.RunResult{Metrics: map[string]float64{"cost": spec.Params["n"] + float64(spec.Repeat)}}, nil
-	})
+		Variants:  []platforms.Variant{{Name: "a"}, {Name: "b"}},
+		Sweep:     []platforms.Axis{{Param: "n", Values: []float64{10, 20}}},
+		Metrics:   []platforms.Metric{{Name: "cost", Unit: "ns", Better: platforms.Lower}},
+		Reference: []platforms.Reference{{Article: "cli-article", Variant: "b", Metric: "cost", Value: 20, Unit: "ns", Quote: "b costs 20"}},
+		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+			if spec.Variant == "b" && spec.Params["n"] == 20 {
+				return platforms.RunResult{}, &sim.DeadlockError{At: sim.Millisecond, Waiters: []sim.Waiter{{Proc: "worker/1", Core: 1, On: "wfe on lock"}}}
+			}
+			return platforms.RunResult{Metrics: map[string]float64{"cost": spec.Params["n"] + float64(spec.Repeat)}}, nil
+		},
+	}
 }
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {

@@ -35,7 +35,7 @@ func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 1 {
 		return badInput("platforms takes at most one NAME (a platform or an experiment)")
 	}
-	groups := labkit.PlatformParams()
+	groups := labkit.PlatformParams(experiments())
 	if *readme != "" {
 		if len(pos) > 0 {
 			return badInput("platforms -readme rewrites every platform's table; drop %q", pos[0])

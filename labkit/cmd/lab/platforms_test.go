@@ -98,7 +98,7 @@ func TestPlatformsMarkdownCoversEveryParameterInOrder(t *testing.T) {
 	if _, again, _ := runCLI(t, "platforms", "-md"); again != out {
 		t.Error("lab platforms -md is not deterministic")
 	}
-	groups := labkit.PlatformParams()
+	groups := labkit.PlatformParams(experiments())
 	blocks := parseParamsMarkdown(t, out)
 	if len(blocks) != len(groups) {
 		t.Fatalf("%d blocks, want one per platform (%d)", len(blocks), len(groups))

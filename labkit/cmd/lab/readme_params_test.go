@@ -22,7 +22,7 @@ func TestReadmeParamsUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var groups []labkit.PlatformGroup
-	for _, g := range labkit.PlatformParams() {
+	for _, g := range labkit.PlatformParams(experiments()) {
 		if !fixturePlatforms[g.Platform] {
 			groups = append(groups, g)
 		}

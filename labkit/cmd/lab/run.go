@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"synclab/labkit"
+	"synclab/platforms"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -114,7 +115,7 @@ func experimentHelp(w io.Writer, pos, args []string, helpErr error) error {
 		name = pos[0]
 	} else {
 		for _, a := range args {
-			if _, _, err := labkit.Lookup(a); err == nil {
+			if _, err := lookup(a); err == nil {
 				name = a
 				break
 			}
@@ -123,7 +124,7 @@ func experimentHelp(w io.Writer, pos, args []string, helpErr error) error {
 	if name == "" {
 		return helpErr
 	}
-	e, _, err := labkit.Lookup(name)
+	e, err := lookup(name)
 	if err != nil {
 		return usageError{err}
 	}
@@ -147,8 +148,8 @@ func experimentHelp(w io.Writer, pos, args []string, helpErr error) error {
 }
 
 // experimentFromFlags looks up name and applies the run flags.
-func experimentFromFlags(name string, sets, variants []string, seed string, repeats int) (labkit.Experiment, error) {
-	e, _, err := labkit.Lookup(name)
+func experimentFromFlags(name string, sets, variants []string, seed string, repeats int) (platforms.Experiment, error) {
+	e, err := lookup(name)
 	if err != nil {
 		return e, usageError{err}
 	}

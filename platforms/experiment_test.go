@@ -1,4 +1,4 @@
-package labkit
+package platforms
 
 import (
 	"encoding/json"
@@ -16,6 +16,45 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// fixture is a small experiment definition (no run function: these tests
+// exercise the definition only).
+func fixture() Experiment {
+	return Experiment{
+		Name:        "fixture-queue",
+		Description: "test fixture: a noisy queue served by a fast or a slow server",
+		Platform:    "testbed",
+		Params: Params{
+			{Key: "work", Value: 100, Unit: "cycles", Prov: CODE, Source: "fixture", Min: 1, Max: 1e6},
+			{Key: "noise", Value: 0.1, Unit: "", Prov: ASSUME, Source: "guess", Min: 0, Max: 1, Low: 0.05, High: 0.3},
+			{Key: "slowdown", Value: 1.5, Unit: "x", Prov: ASSUME, Source: "guess", Min: 0.5, Max: 4, Low: 0.8, High: 3},
+			{Key: "hz", Value: 100, Unit: "Hz", Prov: CODE, Source: "fixture", Choices: []float64{100, 250, 1000}},
+		},
+		Variants: []Variant{{Name: "fast", Doc: "fast server"}, {Name: "slow", Doc: "slow server"}},
+		Repeats:  5,
+		Seed:     42,
+		Metrics: []Metric{
+			{Name: "time_ms", Unit: "ms", Better: Lower, Doc: "total time"},
+			{Name: "ops_s", Unit: "ops/s", Better: Higher, Doc: "throughput"},
+		},
+		Reference: []Reference{
+			{Article: "fixture-article", Variant: "fast", Metric: "time_ms", Value: 0.02, Unit: "ms", Quote: "fast 0.02 ms"},
+			{Article: "fixture-article", Variant: "slow", Metric: "time_ms", Value: 0.03, Unit: "ms", Quote: "slow 0.03 ms"},
+			{Article: "fixture-article", Variant: "fast", Metric: "ops_s", Value: 5000, Unit: "ops/s", Quote: "fast 5000"},
+			{Article: "fixture-article", Variant: "slow", Metric: "ops_s", Value: 9000, Unit: "ops/s", Quote: "slow 9000"},
+		},
+	}
+}
+
+// sweptFixture is fixture with a sweep over work.
+func sweptFixture(t *testing.T) Experiment {
+	t.Helper()
+	e, err := fixture().WithSweep("work", 50, 100, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 func TestWithValidation(t *testing.T) {
@@ -98,7 +137,7 @@ func TestPointsGrid(t *testing.T) {
 			}
 		}
 	}
-	if pts := e.Points(); !reflect.DeepEqual(pts, want) || e.numPoints() != len(want) {
+	if pts := e.Points(); !reflect.DeepEqual(pts, want) || e.NumPoints() != len(want) {
 		t.Fatalf("three axes: Points = %v", pts)
 	}
 	if pts := fixture().Points(); len(pts) != 1 || pts[0] == nil || len(pts[0]) != 0 {
@@ -131,34 +170,6 @@ func TestExperimentRoundTripAndHash(t *testing.T) {
 	if e2.Hash() == e.Hash() || e3.Hash() != e.Hash() {
 		t.Fatal("hash must cover parameter values and ignore prose and references")
 	}
-}
-
-func TestCatalog(t *testing.T) {
-	e, run, err := Lookup(fixtureName)
-	if err != nil || run == nil || e.Name != fixtureName {
-		t.Fatalf("Lookup: %v", err)
-	}
-	e.Params[0].Value = -5 // a copy: must not change the catalog
-	again, _, _ := Lookup(fixtureName)
-	if again.Params[0].Value != 100 {
-		t.Fatal("Lookup returned a shared copy")
-	}
-	if _, _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), fixtureName) {
-		t.Fatalf("Lookup(nope) error should list known names: %v", err)
-	}
-	found := false
-	for _, c := range Catalog() {
-		found = found || c.Name == fixtureName
-	}
-	if !found {
-		t.Fatal("fixture missing from Catalog")
-	}
-	defer func() {
-		if recover() == nil {
-			t.Fatal("duplicate Register did not panic")
-		}
-	}()
-	Register(fixture(), fixtureRun)
 }
 
 func TestCloneIsDeep(t *testing.T) {

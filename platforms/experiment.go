@@ -1,33 +1,16 @@
-// Package labkit turns SyncLab's platform models into experiments: a shared
-// catalog of named experiments, a deterministic parallel runner, statistics,
-// a msgpack result store with caching, reference numbers from the source
-// articles with claims tables, go-echarts charts that display inline in GoNB,
-// self-contained HTML reports and sensitivity runs over ASSUME parameters.
-//
-// A run that fails (a simulated deadlock at one parameter point) does not
-// sink the experiment: its error is kept in the Result (Run.Err), left out
-// of the statistics and shown in the tables, claims and reports, and the
-// result is never cached as complete (see RunsFailedError).
-//
-// Platform packages register experiments from init functions in this
-// package (labkit/esp32.go, labkit/rk3399.go); notebooks and the lab CLI look
-// them up by name.
-package labkit
+package platforms
 
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
-	"synclab/platforms"
 	"synclab/sim"
 )
 
@@ -73,21 +56,26 @@ type Reference struct {
 	Quote   string  `msgpack:"quote" json:"quote"`
 }
 
-// Experiment is the plain-data definition of an experiment: it round-trips
-// through msgpack and JSON, and its Hash identifies cached results.
+// Experiment is the definition of an experiment: plain data that round-trips
+// through msgpack and JSON (so a result file records exactly what ran) and
+// whose Hash identifies its results, plus the function that runs it.
 type Experiment struct {
-	Name        string           `msgpack:"name" json:"name"`
-	Description string           `msgpack:"description" json:"description"`
-	Platform    string           `msgpack:"platform" json:"platform"`
-	Params      platforms.Params `msgpack:"params" json:"params"`
-	Variants    []Variant        `msgpack:"variants" json:"variants"`
-	Sweep       []Axis           `msgpack:"sweep" json:"sweep"`
-	Repeats     int              `msgpack:"repeats" json:"repeats"`
-	Seed        uint64           `msgpack:"seed" json:"seed"`
-	Metrics     []Metric         `msgpack:"metrics" json:"metrics"`
-	// Reference holds the articles' numbers; Register fills it from
-	// data/reference when the experiment does not set it.
+	Name        string    `msgpack:"name" json:"name"`
+	Description string    `msgpack:"description" json:"description"`
+	Platform    string    `msgpack:"platform" json:"platform"`
+	Params      Params    `msgpack:"params" json:"params"`
+	Variants    []Variant `msgpack:"variants" json:"variants"`
+	Sweep       []Axis    `msgpack:"sweep" json:"sweep"`
+	Repeats     int       `msgpack:"repeats" json:"repeats"`
+	Seed        uint64    `msgpack:"seed" json:"seed"`
+	Metrics     []Metric  `msgpack:"metrics" json:"metrics"`
+	// Reference holds the articles' numbers (the catalog fills it from
+	// data/reference).
 	Reference []Reference `msgpack:"reference" json:"reference"`
+	// Run runs one simulation of the experiment. It is code, not data: it
+	// is not serialised (a definition read from a result file has none)
+	// and not hashed (the code version stamps results instead).
+	Run RunFunc `msgpack:"-" json:"-"`
 }
 
 // RunSpec is what one run of an experiment gets: the variant, every parameter
@@ -100,6 +88,11 @@ type RunSpec struct {
 	Seed       uint64             `msgpack:"seed" json:"seed"`
 	Repeat     int                `msgpack:"repeat" json:"repeat"`
 	Trace      bool               `msgpack:"trace" json:"trace"`
+	// Detailed asks a run that fast-forwards periodic steady states
+	// (sim.Engine.EnableFastForward) to simulate every period instead:
+	// slower, with the same results bit for bit. It exists to measure and
+	// check fast-forward.
+	Detailed bool `msgpack:"detailed" json:"detailed"`
 }
 
 // RunResult is what one run reports: one value per metric, optional samples
@@ -113,69 +106,6 @@ type RunResult struct {
 // RunFunc runs one simulation. It must depend only on spec (deterministic
 // for a given seed) and should return promptly when ctx is cancelled.
 type RunFunc func(ctx context.Context, spec RunSpec) (RunResult, error)
-
-type entry struct {
-	exp Experiment
-	run RunFunc
-}
-
-var (
-	catalogMu sync.RWMutex
-	catalog   = map[string]entry{}
-)
-
-// Register adds an experiment to the catalog. It panics on a duplicate name or
-// an invalid definition: both are programming errors found at init time.
-func Register(e Experiment, run RunFunc) {
-	if run == nil {
-		panic("labkit: Register " + e.Name + " with a nil RunFunc")
-	}
-	if err := e.Validate(); err != nil {
-		panic("labkit: Register: " + err.Error())
-	}
-	if len(e.Reference) == 0 {
-		e.Reference = ReferencesFor(e.Name)
-	}
-	catalogMu.Lock()
-	defer catalogMu.Unlock()
-	if _, dup := catalog[e.Name]; dup {
-		panic("labkit: experiment " + e.Name + " registered twice")
-	}
-	catalog[e.Name] = entry{exp: e.Clone(), run: run}
-}
-
-// Lookup returns a copy of the named experiment and its run function; an
-// unknown name is an error listing the known ones.
-func Lookup(name string) (Experiment, RunFunc, error) {
-	catalogMu.RLock()
-	defer catalogMu.RUnlock()
-	en, ok := catalog[name]
-	if !ok {
-		names := make([]string, 0, len(catalog))
-		for n := range catalog {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		known := strings.Join(names, ", ")
-		if known == "" {
-			known = "none registered"
-		}
-		return Experiment{}, nil, fmt.Errorf("unknown experiment %q; known: %s", name, known)
-	}
-	return en.exp.Clone(), en.run, nil
-}
-
-// Catalog returns copies of all registered experiments sorted by name.
-func Catalog() []Experiment {
-	catalogMu.RLock()
-	defer catalogMu.RUnlock()
-	out := make([]Experiment, 0, len(catalog))
-	for _, en := range catalog {
-		out = append(out, en.exp.Clone())
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
 
 // Clone returns a deep copy of e.
 func (e Experiment) Clone() Experiment {
@@ -209,7 +139,7 @@ func (e Experiment) Validate() error {
 	if err := uniqueNames("metric", e.Metrics, func(m Metric) string { return m.Name }); err != nil {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
-	if err := uniqueNames("parameter", e.Params, func(p platforms.Param) string { return p.Key }); err != nil {
+	if err := uniqueNames("parameter", e.Params, func(p Param) string { return p.Key }); err != nil {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	for _, p := range e.Params {
@@ -326,15 +256,15 @@ func (e Experiment) Metric(name string) (Metric, bool) {
 // the last axis varying fastest. An experiment without sweep has one empty
 // point.
 func (e Experiment) Points() []map[string]float64 {
-	points := make([]map[string]float64, e.numPoints())
+	points := make([]map[string]float64, e.NumPoints())
 	for i := range points {
-		points[i] = e.point(i)
+		points[i] = e.Point(i)
 	}
 	return points
 }
 
-// numPoints is the number of sweep points, len(e.Points()).
-func (e Experiment) numPoints() int {
+// NumPoints is the number of sweep points, len(e.Points()).
+func (e Experiment) NumPoints() int {
 	n := 1
 	for _, a := range e.Sweep {
 		n *= len(a.Values)
@@ -342,9 +272,9 @@ func (e Experiment) numPoints() int {
 	return n
 }
 
-// point returns the swept values of sweep point i, e.Points()[i], without
+// Point returns the swept values of sweep point i, e.Points()[i], without
 // building the grid: i in mixed radix, the last axis the lowest digit.
-func (e Experiment) point(i int) map[string]float64 {
+func (e Experiment) Point(i int) map[string]float64 {
 	p := make(map[string]float64, len(e.Sweep))
 	for k := len(e.Sweep) - 1; k >= 0; k-- {
 		a := e.Sweep[k]
@@ -382,19 +312,10 @@ func (e Experiment) Hash() string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// RunSeed derives the seed of one run from the experiment seed, the variant,
-// the sweep point index and the repeat, so that results never depend on
-// scheduling.
-func RunSeed(seed uint64, variant string, point, repeat int) uint64 {
-	h := sha256.New()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], seed)
-	h.Write(b[:])
-	h.Write([]byte(variant))
-	h.Write([]byte{0})
-	binary.LittleEndian.PutUint64(b[:], uint64(point))
-	h.Write(b[:])
-	binary.LittleEndian.PutUint64(b[:], uint64(repeat))
-	h.Write(b[:])
-	return binary.LittleEndian.Uint64(h.Sum(nil))
+// PointParams returns every parameter value of sweep point i: the defaults (with
+// overrides) and the point's swept values.
+func (e Experiment) PointParams(i int) map[string]float64 {
+	m := e.Params.Values()
+	maps.Copy(m, e.Point(i))
+	return m
 }

@@ -1,0 +1,66 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"synclab/labkit"
+)
+
+func TestAllValidAndUnique(t *testing.T) {
+	all := All()
+	if len(all) == 0 {
+		t.Fatal("empty catalog")
+	}
+	for i, e := range all {
+		if err := e.Validate(); err != nil {
+			t.Error(err)
+		}
+		if e.Run == nil {
+			t.Errorf("%s: no run function", e.Name)
+		}
+		if i > 0 && all[i-1].Name >= e.Name {
+			t.Errorf("catalog not sorted by unique name: %s then %s", all[i-1].Name, e.Name)
+		}
+	}
+}
+
+// Every reference row names an experiment of the catalog, one of its
+// variants and one of its metrics, and reaches that experiment's definition.
+func TestReferencesReachTheirExperiments(t *testing.T) {
+	rows, err := labkit.AllReferences()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("reference data: %d rows, %v", len(rows), err)
+	}
+	for _, r := range rows {
+		e, err := Lookup(r.Experiment)
+		if err != nil {
+			t.Errorf("reference row for %s: %v", r.Experiment, err)
+			continue
+		}
+		if !slices.Contains(e.VariantNames(), r.Variant) {
+			t.Errorf("reference row %s/%s: no such variant", r.Experiment, r.Variant)
+		}
+		if _, ok := e.Metric(r.Metric); !ok {
+			t.Errorf("reference row %s/%s: no such metric %s", r.Experiment, r.Variant, r.Metric)
+		}
+		if !slices.Contains(e.Reference, r.Reference) {
+			t.Errorf("%s: reference %+v missing from its definition", r.Experiment, r.Reference)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	e, err := Lookup("rk3399-spinlock-wait")
+	if err != nil || e.Name != "rk3399-spinlock-wait" || e.Run == nil {
+		t.Fatalf("Lookup: %+v, %v", e.Name, err)
+	}
+	e.Params[0].Value = -5 // a copy: must not change the catalog
+	if again, _ := Lookup("rk3399-spinlock-wait"); again.Params[0].Value == -5 {
+		t.Fatal("Lookup returned a shared copy")
+	}
+	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "esp32-critical-section, esp32-notify-unblock") {
+		t.Fatalf("Lookup(nope) should list the known names: %v", err)
+	}
+}

@@ -1,0 +1,134 @@
+package catalog_test
+
+import (
+	"encoding/json"
+	"go/format"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readmeBlock returns the fenced Go block of the README that starts with
+// first (a line inside the fence).
+func readmeBlock(t *testing.T, readme, first string) string {
+	t.Helper()
+	i := strings.Index(readme, "```go\n"+first)
+	if i < 0 {
+		t.Fatalf("README.md has no Go block starting with %q", first)
+	}
+	body := readme[i+len("```go\n"):]
+	return body[:strings.Index(body, "```")]
+}
+
+// TestReadmeNewPlatform takes the README's "Writing your own platform" steps
+// in a copy of the repository: the platform's folder, one line in the
+// catalog, then lab list and lab run of its experiment.
+func TestReadmeNewPlatform(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the lab command in a copy of the repository")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	platform := readmeBlock(t, readme, "// platforms/mysoc/mysoc.go\n")
+	if got, err := format.Source([]byte(platform)); err != nil || string(got) != platform {
+		t.Fatalf("the README's platform is not gofmt-formatted (%v)", err)
+	}
+	line := strings.TrimSpace(readmeBlock(t, readme, "\t\tmysoc.Experiments(),\n"))
+
+	dir := t.TempDir()
+	copyTree(t, root, dir)
+	write(t, filepath.Join(dir, "platforms", "mysoc", "mysoc.go"), platform)
+	catPath := filepath.Join(dir, "labkit", "catalog", "catalog.go")
+	cat, err := os.ReadFile(catPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(cat), "\t\trk3399.Experiments(),\n", "\t\trk3399.Experiments(),\n\t\t"+line+"\n", 1)
+	src = strings.Replace(src, "\t\"synclab/platforms/esp32\"\n", "\t\"synclab/platforms/esp32\"\n\t\"synclab/platforms/mysoc\"\n", 1)
+	if src == string(cat) {
+		t.Fatal("catalog.go no longer has the line the README's step goes beside")
+	}
+	write(t, catPath, src)
+
+	lab := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", append([]string{"run", "./labkit/cmd/lab"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "SYNCLAB_RESULTS="+filepath.Join(dir, "results"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("lab %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	if out := lab("list"); !strings.Contains(out, "my-spinlock") {
+		t.Fatalf("lab list does not show the new experiment:\n%s", out)
+	}
+	var res struct {
+		Variants []struct {
+			Metrics map[string]float64 `json:"metrics"`
+		} `json:"variants"`
+	}
+	out := lab("run", "my-spinlock", "-set", "transfer_ns=200", "-json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Variants) != 1 {
+		t.Fatalf("lab run my-spinlock -json: %v\n%s", err, out)
+	}
+	// Each critical section costs at least its 150 cycles of work at 1 GHz.
+	if ns := res.Variants[0].Metrics["ns_per_op"]; !(ns > 150) {
+		t.Fatalf("ns_per_op = %g, want more than 150", ns)
+	}
+}
+
+// copyTree copies the module's sources and data (not .git, tools, results
+// or notebooks) from src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			switch rel {
+			case ".git", ".tools", "bin", "notebooks", "reports", filepath.Join("data", "results"):
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if rel != "go.mod" && rel != "go.sum" && !strings.HasPrefix(rel, "sim") && !strings.HasPrefix(rel, "platforms") &&
+			!strings.HasPrefix(rel, "labkit") && !strings.HasPrefix(rel, "data") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
