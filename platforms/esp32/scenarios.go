@@ -35,6 +35,7 @@ func RunPriorityInversion(ctx context.Context, variant string, values map[string
 		return res, err
 	}
 	e := sim.NewEngine(1)
+	defer e.Close()
 	k, err := NewKernel(e, cfg)
 	if err != nil {
 		return res, err
@@ -94,9 +95,7 @@ func RunPriorityInversion(ctx context.Context, variant string, values map[string
 	if err := k.Start(); err != nil {
 		return res, err
 	}
-	err = e.Run(ctx)
-	e.Close()
-	if err != nil {
+	if err := e.Run(ctx); err != nil {
 		return res, err
 	}
 	res.HighBlockedUS = (got - asked).Micros()
@@ -117,6 +116,7 @@ func RunNotifyUnblock(ctx context.Context, variant string, values map[string]flo
 		return 0, fmt.Errorf("rounds %d must be >= 1", n)
 	}
 	e := sim.NewEngine(1)
+	defer e.Close()
 	k, err := NewKernel(e, cfg)
 	if err != nil {
 		return 0, err
@@ -161,9 +161,7 @@ func RunNotifyUnblock(ctx context.Context, variant string, values map[string]flo
 	if err := k.Start(); err != nil {
 		return 0, err
 	}
-	err = e.Run(ctx)
-	e.Close()
-	if err != nil {
+	if err := e.Run(ctx); err != nil {
 		return 0, err
 	}
 	return (total / sim.Time(n)).Micros(), nil
