@@ -27,5 +27,7 @@
 //   - notify.go: task notifications, and the calls a task's code makes.
 //   - blame.go and snapshot.go: attribution of interrupt latency, and the
 //     kernel's state for fast-forward.
-//   - workload.go and scenarios.go: the experiments run on the model.
+//   - workload.go and scenarios.go: the workloads run on the model;
+//     experiments.go: the experiments built on them (definitions, metrics),
+//     which the catalog lists.
 package esp32

@@ -1,13 +1,3 @@
-// Package esp32 models the ESP32 (2 x Xtensa LX6, internal SRAM with no data
-// cache) running ESP-IDF v5.x FreeRTOS SMP, in enough depth that the cost of
-// its synchronization primitives emerges from mechanisms: portMUX spinlocks
-// (S32C1I at the shared SRAM port), interrupt masking, the global kernel
-// lock, crosscore yield interrupts, context switches and ticks.
-//
-// Every number the model uses is a platforms.Param with its provenance (see
-// ../shared/calibration.md). Kernel paths are Go functions on a *sim.Proc
-// named and structured like their C originals in tasks.c, queue.c and port.c,
-// so a reader can check one against the other.
 package esp32
 
 import (
