@@ -14,6 +14,11 @@
 // first. Events are ordered by (time, insertion sequence), so a run is a
 // function of its inputs and seed, whatever GOMAXPROCS is.
 //
+// A workload is such processes, not data: sim has no data-level workload
+// language. A result file records the experiment's definition (parameters,
+// variants, sweep, seed) and the code version, which together determine
+// what ran, so programs as data would only duplicate the process API.
+//
 // # Memory
 //
 // Every access takes effect at its issue, in time order (the memory is

@@ -62,14 +62,30 @@ func TestQueueOrder(t *testing.T) {
 	}
 }
 
+// spinLock takes the test-and-test-and-set spinlock at a (0 free, else
+// the holder's me): spin until it looks free, then try to take it.
+func spinLock(p *Proc, a Addr, loop int64, me uint64) {
+	for {
+		p.SpinUntil(a, loop, func(v uint64) bool { return v == 0 })
+		if _, ok := p.CAS(a, 0, me); ok {
+			return
+		}
+	}
+}
+
 // workload runs a random mix of locks, atomics, interrupts, WFE waits and
 // sleeps on four cores, cached or not, and returns the engine after the run.
 func workload(t testing.TB, seed uint64, uncached bool) *Engine {
 	t.Helper()
 	r := newRig(t, 4, uncached, func(c *CoreConfig) { c.EventStream = 20 * Microsecond })
 	r.e.seed = seed
-	os := &SpinLocks{Addr: map[string]Addr{"a": ramBase, "b": ramBase + 64}, Loop: 12}
+	locks := [2]Addr{ramBase, ramBase + 64}
 	rnd := r.e.Stream("test/workload")
+	type step struct {
+		lock       Addr
+		hold, rest int64
+		read       Addr
+	}
 	for _, c := range r.e.Cores() {
 		c.SetHandler(func(p *Proc, irq IRQ) {
 			prev := p.Mask(9)
@@ -81,17 +97,29 @@ func workload(t testing.TB, seed uint64, uncached bool) *Engine {
 		if _, err := c.NewDevice(fmt.Sprintf("dev%d", c.ID), 2, 37*Microsecond, true); err != nil {
 			t.Fatal(err)
 		}
-		var ops []Op
+		var steps []step
 		for i := 0; i < 6; i++ {
-			l := []string{"a", "b"}[rnd.IntN(2)]
-			ops = append(ops, Lock(l), Atomic(ramBase+128, 1), Compute(int64(rnd.IntN(300))), Unlock(l),
-				Compute(int64(rnd.IntN(2000))), Read(ramBase+512+Addr(8*rnd.IntN(16))))
+			st := step{lock: locks[rnd.IntN(2)]}
+			st.hold, st.rest = int64(rnd.IntN(300)), int64(rnd.IntN(2000))
+			st.read = ramBase + 512 + Addr(8*rnd.IntN(16))
+			steps = append(steps, st)
 		}
-		prog := Program{Name: "mix", Ops: []Op{Loop(40, ops...), Sleep(5 * Microsecond), Call("wfe", func(p *Proc) error { p.SEVL(); p.WFE(); p.WFE(); return nil })}}
+		me := uint64(c.ID + 1)
 		r.e.Spawn(c, fmt.Sprintf("t%d", c.ID), func(p *Proc) {
-			if err := p.Exec(prog, os); err != nil {
-				p.Fail(err)
+			for range 40 {
+				for _, st := range steps {
+					spinLock(p, st.lock, 12, me)
+					p.FetchAdd(ramBase+128, 1)
+					p.Compute(st.hold)
+					p.Store(st.lock, 0)
+					p.Compute(st.rest)
+					p.Load(st.read)
+				}
 			}
+			p.Sleep(5 * Microsecond)
+			p.SEVL()
+			p.WFE()
+			p.WFE()
 		})
 	}
 	if err := r.e.Run(context.Background()); err != nil {
@@ -221,9 +249,6 @@ func TestBadInput(t *testing.T) {
 		{"no cores", e.Run(context.Background()), "cores: 0"},
 		{"timer period", newRig(t, 1, false, nil).e.Cores()[0].NewTimer(1).Periodic(0, 0), "period = 0"},
 		{"device", second(newRig(t, 1, false, nil).e.Cores()[0].NewDevice("uart", 1, -1, false)), `device "uart": mean period = -0.001ns`},
-		{"program", Program{Name: "p", Ops: []Op{Loop(-3)}}.Validate(), "loop n = -3"},
-		{"unaligned", Program{Name: "p", Ops: []Op{Read(3)}}.Validate(), "addr = 0x3"},
-		{"unknown kind", Program{Name: "p", Ops: []Op{{Kind: "jump"}}}.Validate(), `unknown op kind "jump"`},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tc.name, tc.err, tc.want)
@@ -237,38 +262,35 @@ func TestBadInput(t *testing.T) {
 
 func second[T any](_ T, err error) error { return err }
 
-func TestProgramErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		prog Program
-		want string
-	}{
-		{"unknown region", Program{Name: "stray", Ops: []Op{Read(0x9000)}}, "address 0x9000: in no memory region"},
-		{"unlock not held", Program{Name: "u", Ops: []Op{Unlock("a")}}, `unlock of lock "a", which t does not hold (holder: nobody)`},
-		{"unknown lock", Program{Name: "u", Ops: []Op{Lock("zz")}}, `unknown lock "zz"; known: a`},
-	} {
-		r := newRig(t, 1, false, nil)
-		os := &SpinLocks{Addr: map[string]Addr{"a": ramBase}}
-		r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) {
-			if err := p.Exec(tc.prog, os); err != nil {
-				p.Fail(err)
-			}
-		})
-		err := r.e.Run(context.Background())
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
-		}
+// Fail ends the run at once with the error, naming the process, its core
+// and the time; the process runs no further.
+func TestFail(t *testing.T) {
+	r := newRig(t, 1, false, nil)
+	bad := errors.New("unlock of a lock it does not hold")
+	after := false
+	r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) {
+		p.Delay(Microsecond)
+		p.Fail(bad)
+		after = true
+	})
+	err := r.e.Run(context.Background())
+	if !errors.Is(err, bad) || !strings.Contains(err.Error(), "t on core 0 at 1us: ") || after {
+		t.Fatalf("got %v (ran on after Fail: %v), want %q wrapped with the process, core and time", err, after, bad)
 	}
+	r.e.Close()
 }
 
 // Two processes taking two locks in opposite order deadlock; the report
 // names both and what each waits on.
 func TestDeadlockReported(t *testing.T) {
 	r := newRig(t, 2, false, nil)
-	os := &SpinLocks{Addr: map[string]Addr{"a": ramBase, "b": ramBase + 64}, Loop: 10}
-	for i, order := range [][2]string{{"a", "b"}, {"b", "a"}} {
-		prog := Program{Name: "abba", Ops: []Op{Lock(order[0]), Compute(1000), Lock(order[1])}}
-		r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) { p.Exec(prog, os) })
+	for i, order := range [][2]Addr{{ramBase, ramBase + 64}, {ramBase + 64, ramBase}} {
+		r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) {
+			me := uint64(i + 1)
+			spinLock(p, order[0], 10, me)
+			p.Compute(1000)
+			spinLock(p, order[1], 10, me)
+		})
 	}
 	err := r.e.Run(context.Background())
 	var dl *DeadlockError

@@ -12,7 +12,6 @@ import (
 // time order, so a run is deterministic whatever GOMAXPROCS is.
 type Proc struct {
 	Name     string
-	id       uint64
 	e        *Engine
 	core     *Core
 	fn       func(p *Proc)
@@ -46,7 +45,7 @@ type errUnwind struct{}
 // NewProc creates a process that runs fn once a core starts it (Start or
 // SwitchTo). A daemon process (an idle task) does not keep a run alive.
 func (e *Engine) NewProc(name string, daemon bool, fn func(p *Proc)) *Proc {
-	p := &Proc{Name: name, id: uint64(len(e.procs) + 1), e: e, fn: fn, daemon: daemon}
+	p := &Proc{Name: name, e: e, fn: fn, daemon: daemon}
 	seq := func(yield func(*Proc) bool) {
 		p.yield = yield
 		defer func() {
@@ -132,6 +131,15 @@ func (p *Proc) Now() Time { return p.e.now }
 func (p *Proc) SetWaiting(on string, timed bool) {
 	p.waitOn = on
 	p.timed = timed
+}
+
+// Fail ends the run with err (a model detected an illegal operation, such
+// as an unlock of a lock the process does not hold): Run returns it.
+func (p *Proc) Fail(err error) {
+	if p.e.err == nil {
+		p.e.err = fmt.Errorf("%s on core %d at %v: %w", p.Name, p.core.ID, p.e.now, err)
+	}
+	panic(errUnwind{})
 }
 
 // SwitchTo hands p's core to q (a context switch): p stops here and goes on
