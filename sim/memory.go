@@ -310,3 +310,30 @@ func (m *Memory) wrote(c *Core, ln *line, r *region, t Time) {
 		o.wakeAt(o.nextPoll(t), WakeLine)
 	}
 }
+
+// snapshot records the port and the words and lines used since
+// fast-forward began: the rest has not changed, and never will before it
+// is used.
+func (m *Memory) snapshot(s *Snapshot) {
+	s.Time(&m.busy)
+	s.Key(m.pollers)
+	for _, t := range m.touched {
+		r := m.regions[t.r]
+		if t.word {
+			s.Uint64(&r.words[t.i])
+			continue
+		}
+		r.lines[t.i].snapshot(s)
+	}
+}
+
+// snapshot records the line's coherence state and counters.
+func (ln *line) snapshot(s *Snapshot) {
+	s.Key(uint64(ln.owner))
+	s.Key(ln.sharers)
+	s.Time(&ln.busy)
+	s.Key(ln.monitors)
+	s.Key(ln.spinners)
+	s.Uint64(&ln.writes)
+	s.Uint64(&ln.misses)
+}

@@ -388,3 +388,25 @@ func (p *Proc) Sleep(d Time) {
 	c.setState(c.runState())
 	p.SetWaiting("", false)
 }
+
+// snapshot records the process's state for fast-forward: how it waits,
+// what it saw since its loop head, and its open loops.
+func (p *Proc) snapshot(s *Snapshot) {
+	s.Flag(p.done)
+	s.Flag(p.timed)
+	s.Flag(p.spinning)
+	s.String(p.waitOn)
+	Ident(s, p.core)
+	s.Key(uint64(p.level))
+	s.Key(uint64(p.inIRQ))
+	s.Key(p.hist)
+	s.Key(p.carry)
+	s.Key(uint64(p.dirty))
+	s.procs = append(s.procs, procMark{resumes: len(s.vals), marks: len(s.vals) + 1, dirty: p.dirty != 0})
+	s.Uint64(&p.resumes)
+	s.Uint64(&p.marks)
+	s.Key(uint64(len(p.loops)))
+	for _, l := range p.loops {
+		l.snapshot(s)
+	}
+}

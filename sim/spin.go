@@ -28,6 +28,18 @@ func (st *spinState) ends(v uint64) bool {
 	return st.cond(v)
 }
 
+// snapshot records what the spin polls and how (its region and word
+// follow from addr; cond's captured values were read by the process, so
+// its history covers them).
+func (st *spinState) snapshot(s *Snapshot) {
+	s.Key(uint64(st.addr))
+	s.Key(uint64(st.loop))
+	s.Flag(st.rmw)
+	s.Key(st.old)
+	s.Key(st.new)
+	s.Key(st.val)
+}
+
 // SpinUntil polls the word at a every loop cycles until cond holds for
 // its value, and returns that value (a busy-wait: test-and-test-and-set,
 // a ticket or MCS spin on a plain load). It costs what the loop costs —
