@@ -5,73 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 )
-
-// The calendar queue pops in (time, sequence) order whatever the mix of
-// near and far times, through its resizes.
-func TestQueueOrder(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	q := newCalQueue()
-	var ref []entry
-	var seq uint64
-	var now Time
-	for step := 0; step < 300000; step++ {
-		// Grow, then drain: both the small and the calendar form, and the
-		// switches between them.
-		pushPct := 55
-		if step > 150000 {
-			pushPct = 40
-		}
-		if len(ref) == 0 || r.IntN(100) < pushPct {
-			var d Time
-			switch r.IntN(4) {
-			case 0:
-				d = 0 // ties
-			case 1:
-				d = Time(r.IntN(100))
-			case 2:
-				d = Time(r.IntN(1_000_000))
-			default:
-				d = Time(r.Int64N(int64(Second)))
-			}
-			seq++
-			x := entry{now + d, seq, nil}
-			q.push(x)
-			ref = append(ref, x)
-			continue
-		}
-		i := slices.IndexFunc(ref, func(e entry) bool { return true })
-		for j := range ref {
-			if ref[j].less(ref[i]) {
-				i = j
-			}
-		}
-		want := ref[i]
-		ref = slices.Delete(ref, i, i+1)
-		got := q.pop()
-		if got != want {
-			t.Fatalf("step %d: popped %+v, want %+v", step, got, want)
-		}
-		now = got.t
-	}
-}
-
-// spinLock takes the test-and-test-and-set spinlock at a (0 free, else
-// the holder's me): spin until it looks free, then try to take it.
-func spinLock(p *Proc, a Addr, loop int64, me uint64) {
-	for {
-		p.SpinUntil(a, loop, func(v uint64) bool { return v == 0 })
-		if _, ok := p.CAS(a, 0, me); ok {
-			return
-		}
-	}
-}
 
 // workload runs a random mix of locks, atomics, interrupts, WFE waits and
 // sleeps on four cores, cached or not, and returns the engine after the run.
@@ -361,40 +299,40 @@ func TestTimeLimit(t *testing.T) {
 	r.e.Close()
 }
 
-func TestClock(t *testing.T) {
-	for _, tc := range []struct {
-		hz     int64
-		cycles int64
-		want   Time
-	}{
-		{240_000_000, 1, 4167},
-		{240_000_000, 240_000_000, Second},
-		{1_800_000_000, 9, 5 * Nanosecond},
-		{1_800_000_000, 1 << 40, 610839793208889}, // large counts do not overflow
-	} {
-		if got := (Clock{tc.hz}).Cycles(tc.cycles); got != tc.want {
-			t.Errorf("%d cycles at %d Hz = %v ps, want %v", tc.cycles, tc.hz, int64(got), int64(tc.want))
-		}
+// A writer whose stores keep failing a spinner's polls settles them
+// inline and never yields; the run must still stop at its event budget or
+// when its context is cancelled, not only when the writer ends.
+func TestInlinePollsYieldToRunChecks(t *testing.T) {
+	const n = 200_000
+	run := func(maxEvents uint64, cancelAt int) (error, int) {
+		r := newRig(t, 2, false, nil)
+		defer r.e.Close()
+		r.e.MaxEvents = maxEvents
+		r.m.Poke(ramBase, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r.e.Spawn(r.e.Cores()[1], "spinner", func(p *Proc) {
+			p.SpinUntil(ramBase, 10, func(v uint64) bool { return v == 0 })
+		})
+		wrote := 0
+		r.e.Spawn(r.e.Cores()[0], "writer", func(p *Proc) {
+			for ; wrote < n; wrote++ {
+				if wrote == cancelAt {
+					cancel()
+				}
+				p.Store(ramBase, uint64(wrote)+1)
+				p.Compute(500) // long enough for the spinner's re-read to complete
+			}
+		})
+		return r.e.Run(ctx), wrote
 	}
-	if got := (Clock{240_000_000}).ToCycles(Second); got != 240_000_000 {
-		t.Errorf("ToCycles(1s) = %d", got)
+	err, wrote := run(10_000, -1)
+	var ra *RunawayError
+	if !errors.As(err, &ra) || wrote >= n/2 || ra.Events > 10_000+4096 {
+		t.Errorf("event budget 10000: got %v after %d of %d writes, want a runaway soon after the budget", err, wrote, n)
 	}
-}
-
-// The trace records core states inside its window only.
-func TestTrace(t *testing.T) {
-	r := newRig(t, 1, false, nil)
-	r.e.Trace = NewTrace(500*Nanosecond, 2*Microsecond, 100)
-	r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) { p.Compute(1000); p.Sleep(3 * Microsecond) })
-	r.run(t)
-	var total Time
-	for _, s := range r.e.Trace.Spans {
-		if s.Start < 500*Nanosecond || s.End > 2*Microsecond {
-			t.Fatalf("span %+v outside the window", s)
-		}
-		total += s.End - s.Start
-	}
-	if total != 1500*Nanosecond {
-		t.Fatalf("spans cover %v, want the 1.5us window", total)
+	err, wrote = run(0, 1000)
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) || wrote >= n/2 {
+		t.Errorf("cancelled at write 1000: got %v after %d of %d writes, want ErrStopped soon after", err, wrote, n)
 	}
 }

@@ -288,56 +288,6 @@ func (p *Proc) takeInterrupts() {
 	}
 }
 
-// WFE waits for an event (ARM WFE): it returns at once, clearing the event
-// register, when an event is latched; otherwise the core sleeps until an
-// event (SEV, a cleared exclusive monitor), a deliverable interrupt (taken
-// before WFE returns) or the event stream. It returns what woke it.
-func (p *Proc) WFE() WakeCause {
-	c := p.core
-	if c.event {
-		c.event = false
-		return WakeEvent
-	}
-	c.setState(StateWFE)
-	var cause WakeCause
-	if c.Cfg.EventStream > 0 {
-		cause = p.waitUntil(c.nextStreamTick(), waitWFE)
-		if cause == WakeTimer {
-			cause = WakeEventStream
-			p.waitUntil(p.e.now+c.Cycles(c.Cfg.WakeCycles), waitNone)
-		}
-	} else {
-		cause = p.waitFor(waitWFE)
-	}
-	c.event = false
-	c.Wakeups[cause]++
-	p.observe(uint64(cause))
-	c.setState(c.runState())
-	if cause == WakeInterrupt {
-		p.takeInterrupts()
-	}
-	return cause
-}
-
-// nextStreamTick returns the next event-stream time strictly after now.
-func (c *Core) nextStreamTick() Time {
-	per, ph := c.Cfg.EventStream, c.Cfg.EventPhase%c.Cfg.EventStream
-	now := c.e.now
-	k := (now - ph) / per
-	t := ph + k*per
-	for t <= now {
-		t += per
-	}
-	return t
-}
-
-// SEV sends an event to every core (ARM SEV).
-func (p *Proc) SEV() { p.e.sev(p.e.now) }
-
-// SEVL sets the local event register (ARM SEVL), so the next WFE falls
-// through: the first iteration of a wait loop re-checks before sleeping.
-func (p *Proc) SEVL() { p.core.event = true }
-
 // WFI sleeps until an interrupt is pending, even a masked one (ARM WFI,
 // Xtensa waiti). Deliverable interrupts are taken before it returns.
 func (p *Proc) WFI() {
