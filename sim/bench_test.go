@@ -15,11 +15,17 @@ func BenchmarkEngine(b *testing.B) {
 // critical section.
 func BenchmarkContendedLock(b *testing.B) {
 	r := newRig(b, 2, true, nil)
-	os := &SpinLocks{Addr: map[string]Addr{"l": ramBase}, Loop: 8}
 	n := int64(b.N/2 + 1)
-	prog := Program{Name: "inc", Ops: []Op{Loop(n, Lock("l"), Atomic(ramBase+64, 1), Compute(10), Unlock("l"), Compute(30))}}
 	for _, c := range r.e.Cores() {
-		r.e.Spawn(c, "w", func(p *Proc) { p.Exec(prog, os) })
+		r.e.Spawn(c, "w", func(p *Proc) {
+			for range n {
+				spinLock(p, ramBase, 8, uint64(c.ID+1))
+				p.FetchAdd(ramBase+64, 1)
+				p.Compute(10)
+				p.Store(ramBase, 0)
+				p.Compute(30)
+			}
+		})
 	}
 	b.ResetTimer()
 	r.run(b)

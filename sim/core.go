@@ -353,3 +353,50 @@ func (e *Engine) sev(t Time) {
 		}
 	}
 }
+
+// snapshot records the core's state for fast-forward: its process and
+// wait, power state and residencies, interrupt controller, event register,
+// exclusive monitor, spin and counters.
+func (c *Core) snapshot(s *Snapshot) {
+	Ident(s, c.cur)
+	s.Key(uint64(c.wait))
+	// The cause and time of a wake, and the spin state, are read only
+	// while a wake is pending or the core spins: stale values of an earlier
+	// wait are left out, so that a state after an interrupt can match.
+	if c.resumeEv.Pending() {
+		s.Key(uint64(c.cause))
+		s.Time(&c.pendingAt)
+	}
+	if c.wait == waitSpin {
+		s.Time(&c.spinPhase)
+		s.Key(uint64(c.spinPeriod))
+		s.Key(uint64(c.spinOcc))
+		c.sp.snapshot(s)
+	}
+	s.Key(uint64(c.state))
+	s.Key(uint64(c.level))
+	s.Key(c.pending)
+	s.Flag(c.event)
+	s.Key(uint64(c.monLine))
+	Ident(s, c.monReg)
+	s.Time(&c.since)
+	for i := range c.resid {
+		s.Time(&c.resid[i])
+	}
+	for i := range c.raisedAt {
+		if c.raisedAt[i] != 0 { // read until the handler starts, after the line stops pending
+			s.Time(&c.raisedAt[i])
+		}
+	}
+	for i := range c.latency {
+		if len(c.latency[i]) > 0 {
+			s.Key(uint64(i))
+			s.Log(&c.latency[i])
+		}
+	}
+	s.Time(&c.Stall)
+	for i := range c.Wakeups {
+		s.Int(&c.Wakeups[i])
+	}
+	s.Int(&c.IRQsTaken)
+}

@@ -14,6 +14,11 @@
 // first. Events are ordered by (time, insertion sequence), so a run is a
 // function of its inputs and seed, whatever GOMAXPROCS is.
 //
+// A workload is such processes, not data: sim has no data-level workload
+// language. A result file records the experiment's definition (parameters,
+// variants, sweep, seed) and the code version, which together determine
+// what ran, so programs as data would only duplicate the process API.
+//
 // # Memory
 //
 // Every access takes effect at its issue, in time order (the memory is
@@ -67,4 +72,23 @@
 // runs out, a DeadlockError when nothing can happen while processes wait
 // (naming each and what it waits on), and stops promptly when its context
 // is cancelled.
+//
+// # Files
+//
+//   - engine.go: the engine, events and Run with its stops; queue.go: the
+//     calendar queue of events; time.go: Time and Clock.
+//   - core.go: cores: power states, residency and energy, interrupt lines,
+//     event register, wakes.
+//   - proc.go: processes: coroutines, context switches, Compute, interrupt
+//     masking and dispatch, WFI, idle states, Sleep, Fail.
+//   - memory.go: the memory model: regions, lines and their coherence, the
+//     uncached port, the timing of an access.
+//   - isa.go: the instructions on memory (loads, stores, atomics, the
+//     exclusive pair) and on the event register (WFE, SEV).
+//   - spin.go: SpinUntil and SpinCAS, spinning without an event per poll.
+//   - irq.go: timers, devices and inter-processor interrupts.
+//   - ffwd.go: fast-forward. Each component records its own state in a
+//     snapshot method beside it; snapshot_test.go fails on a field that is
+//     neither recorded nor listed as exempt, with the reason.
+//   - trace.go: timeline spans; bench.go: the engine benchmark.
 package sim

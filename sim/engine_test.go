@@ -5,62 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 )
-
-// The calendar queue pops in (time, sequence) order whatever the mix of
-// near and far times, through its resizes.
-func TestQueueOrder(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	q := newCalQueue()
-	var ref []entry
-	var seq uint64
-	var now Time
-	for step := 0; step < 300000; step++ {
-		// Grow, then drain: both the small and the calendar form, and the
-		// switches between them.
-		pushPct := 55
-		if step > 150000 {
-			pushPct = 40
-		}
-		if len(ref) == 0 || r.IntN(100) < pushPct {
-			var d Time
-			switch r.IntN(4) {
-			case 0:
-				d = 0 // ties
-			case 1:
-				d = Time(r.IntN(100))
-			case 2:
-				d = Time(r.IntN(1_000_000))
-			default:
-				d = Time(r.Int64N(int64(Second)))
-			}
-			seq++
-			x := entry{now + d, seq, nil}
-			q.push(x)
-			ref = append(ref, x)
-			continue
-		}
-		i := slices.IndexFunc(ref, func(e entry) bool { return true })
-		for j := range ref {
-			if ref[j].less(ref[i]) {
-				i = j
-			}
-		}
-		want := ref[i]
-		ref = slices.Delete(ref, i, i+1)
-		got := q.pop()
-		if got != want {
-			t.Fatalf("step %d: popped %+v, want %+v", step, got, want)
-		}
-		now = got.t
-	}
-}
 
 // workload runs a random mix of locks, atomics, interrupts, WFE waits and
 // sleeps on four cores, cached or not, and returns the engine after the run.
@@ -68,8 +17,13 @@ func workload(t testing.TB, seed uint64, uncached bool) *Engine {
 	t.Helper()
 	r := newRig(t, 4, uncached, func(c *CoreConfig) { c.EventStream = 20 * Microsecond })
 	r.e.seed = seed
-	os := &SpinLocks{Addr: map[string]Addr{"a": ramBase, "b": ramBase + 64}, Loop: 12}
+	locks := [2]Addr{ramBase, ramBase + 64}
 	rnd := r.e.Stream("test/workload")
+	type step struct {
+		lock       Addr
+		hold, rest int64
+		read       Addr
+	}
 	for _, c := range r.e.Cores() {
 		c.SetHandler(func(p *Proc, irq IRQ) {
 			prev := p.Mask(9)
@@ -81,17 +35,29 @@ func workload(t testing.TB, seed uint64, uncached bool) *Engine {
 		if _, err := c.NewDevice(fmt.Sprintf("dev%d", c.ID), 2, 37*Microsecond, true); err != nil {
 			t.Fatal(err)
 		}
-		var ops []Op
+		var steps []step
 		for i := 0; i < 6; i++ {
-			l := []string{"a", "b"}[rnd.IntN(2)]
-			ops = append(ops, Lock(l), Atomic(ramBase+128, 1), Compute(int64(rnd.IntN(300))), Unlock(l),
-				Compute(int64(rnd.IntN(2000))), Read(ramBase+512+Addr(8*rnd.IntN(16))))
+			st := step{lock: locks[rnd.IntN(2)]}
+			st.hold, st.rest = int64(rnd.IntN(300)), int64(rnd.IntN(2000))
+			st.read = ramBase + 512 + Addr(8*rnd.IntN(16))
+			steps = append(steps, st)
 		}
-		prog := Program{Name: "mix", Ops: []Op{Loop(40, ops...), Sleep(5 * Microsecond), Call("wfe", func(p *Proc) error { p.SEVL(); p.WFE(); p.WFE(); return nil })}}
+		me := uint64(c.ID + 1)
 		r.e.Spawn(c, fmt.Sprintf("t%d", c.ID), func(p *Proc) {
-			if err := p.Exec(prog, os); err != nil {
-				p.Fail(err)
+			for range 40 {
+				for _, st := range steps {
+					spinLock(p, st.lock, 12, me)
+					p.FetchAdd(ramBase+128, 1)
+					p.Compute(st.hold)
+					p.Store(st.lock, 0)
+					p.Compute(st.rest)
+					p.Load(st.read)
+				}
 			}
+			p.Sleep(5 * Microsecond)
+			p.SEVL()
+			p.WFE()
+			p.WFE()
 		})
 	}
 	if err := r.e.Run(context.Background()); err != nil {
@@ -221,9 +187,6 @@ func TestBadInput(t *testing.T) {
 		{"no cores", e.Run(context.Background()), "cores: 0"},
 		{"timer period", newRig(t, 1, false, nil).e.Cores()[0].NewTimer(1).Periodic(0, 0), "period = 0"},
 		{"device", second(newRig(t, 1, false, nil).e.Cores()[0].NewDevice("uart", 1, -1, false)), `device "uart": mean period = -0.001ns`},
-		{"program", Program{Name: "p", Ops: []Op{Loop(-3)}}.Validate(), "loop n = -3"},
-		{"unaligned", Program{Name: "p", Ops: []Op{Read(3)}}.Validate(), "addr = 0x3"},
-		{"unknown kind", Program{Name: "p", Ops: []Op{{Kind: "jump"}}}.Validate(), `unknown op kind "jump"`},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tc.name, tc.err, tc.want)
@@ -237,38 +200,35 @@ func TestBadInput(t *testing.T) {
 
 func second[T any](_ T, err error) error { return err }
 
-func TestProgramErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		prog Program
-		want string
-	}{
-		{"unknown region", Program{Name: "stray", Ops: []Op{Read(0x9000)}}, "address 0x9000: in no memory region"},
-		{"unlock not held", Program{Name: "u", Ops: []Op{Unlock("a")}}, `unlock of lock "a", which t does not hold (holder: nobody)`},
-		{"unknown lock", Program{Name: "u", Ops: []Op{Lock("zz")}}, `unknown lock "zz"; known: a`},
-	} {
-		r := newRig(t, 1, false, nil)
-		os := &SpinLocks{Addr: map[string]Addr{"a": ramBase}}
-		r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) {
-			if err := p.Exec(tc.prog, os); err != nil {
-				p.Fail(err)
-			}
-		})
-		err := r.e.Run(context.Background())
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
-		}
+// Fail ends the run at once with the error, naming the process, its core
+// and the time; the process runs no further.
+func TestFail(t *testing.T) {
+	r := newRig(t, 1, false, nil)
+	bad := errors.New("unlock of a lock it does not hold")
+	after := false
+	r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) {
+		p.Delay(Microsecond)
+		p.Fail(bad)
+		after = true
+	})
+	err := r.e.Run(context.Background())
+	if !errors.Is(err, bad) || !strings.Contains(err.Error(), "t on core 0 at 1us: ") || after {
+		t.Fatalf("got %v (ran on after Fail: %v), want %q wrapped with the process, core and time", err, after, bad)
 	}
+	r.e.Close()
 }
 
 // Two processes taking two locks in opposite order deadlock; the report
 // names both and what each waits on.
 func TestDeadlockReported(t *testing.T) {
 	r := newRig(t, 2, false, nil)
-	os := &SpinLocks{Addr: map[string]Addr{"a": ramBase, "b": ramBase + 64}, Loop: 10}
-	for i, order := range [][2]string{{"a", "b"}, {"b", "a"}} {
-		prog := Program{Name: "abba", Ops: []Op{Lock(order[0]), Compute(1000), Lock(order[1])}}
-		r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) { p.Exec(prog, os) })
+	for i, order := range [][2]Addr{{ramBase, ramBase + 64}, {ramBase + 64, ramBase}} {
+		r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) {
+			me := uint64(i + 1)
+			spinLock(p, order[0], 10, me)
+			p.Compute(1000)
+			spinLock(p, order[1], 10, me)
+		})
 	}
 	err := r.e.Run(context.Background())
 	var dl *DeadlockError
@@ -339,40 +299,40 @@ func TestTimeLimit(t *testing.T) {
 	r.e.Close()
 }
 
-func TestClock(t *testing.T) {
-	for _, tc := range []struct {
-		hz     int64
-		cycles int64
-		want   Time
-	}{
-		{240_000_000, 1, 4167},
-		{240_000_000, 240_000_000, Second},
-		{1_800_000_000, 9, 5 * Nanosecond},
-		{1_800_000_000, 1 << 40, 610839793208889}, // large counts do not overflow
-	} {
-		if got := (Clock{tc.hz}).Cycles(tc.cycles); got != tc.want {
-			t.Errorf("%d cycles at %d Hz = %v ps, want %v", tc.cycles, tc.hz, int64(got), int64(tc.want))
-		}
+// A writer whose stores keep failing a spinner's polls settles them
+// inline and never yields; the run must still stop at its event budget or
+// when its context is cancelled, not only when the writer ends.
+func TestInlinePollsYieldToRunChecks(t *testing.T) {
+	const n = 200_000
+	run := func(maxEvents uint64, cancelAt int) (error, int) {
+		r := newRig(t, 2, false, nil)
+		defer r.e.Close()
+		r.e.MaxEvents = maxEvents
+		r.m.Poke(ramBase, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r.e.Spawn(r.e.Cores()[1], "spinner", func(p *Proc) {
+			p.SpinUntil(ramBase, 10, func(v uint64) bool { return v == 0 })
+		})
+		wrote := 0
+		r.e.Spawn(r.e.Cores()[0], "writer", func(p *Proc) {
+			for ; wrote < n; wrote++ {
+				if wrote == cancelAt {
+					cancel()
+				}
+				p.Store(ramBase, uint64(wrote)+1)
+				p.Compute(500) // long enough for the spinner's re-read to complete
+			}
+		})
+		return r.e.Run(ctx), wrote
 	}
-	if got := (Clock{240_000_000}).ToCycles(Second); got != 240_000_000 {
-		t.Errorf("ToCycles(1s) = %d", got)
+	err, wrote := run(10_000, -1)
+	var ra *RunawayError
+	if !errors.As(err, &ra) || wrote >= n/2 || ra.Events > 10_000+4096 {
+		t.Errorf("event budget 10000: got %v after %d of %d writes, want a runaway soon after the budget", err, wrote, n)
 	}
-}
-
-// The trace records core states inside its window only.
-func TestTrace(t *testing.T) {
-	r := newRig(t, 1, false, nil)
-	r.e.Trace = NewTrace(500*Nanosecond, 2*Microsecond, 100)
-	r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) { p.Compute(1000); p.Sleep(3 * Microsecond) })
-	r.run(t)
-	var total Time
-	for _, s := range r.e.Trace.Spans {
-		if s.Start < 500*Nanosecond || s.End > 2*Microsecond {
-			t.Fatalf("span %+v outside the window", s)
-		}
-		total += s.End - s.Start
-	}
-	if total != 1500*Nanosecond {
-		t.Fatalf("spans cover %v, want the 1.5us window", total)
+	err, wrote = run(0, 1000)
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) || wrote >= n/2 {
+		t.Errorf("cancelled at write 1000: got %v after %d of %d writes, want ErrStopped soon after", err, wrote, n)
 	}
 }

@@ -62,6 +62,12 @@ func (t *Timer) Next() (Time, bool) {
 	return t.at, true
 }
 
+// snapshot records the timer's programming (its event is in the queue).
+func (t *Timer) snapshot(s *Snapshot) {
+	s.Time(&t.at)
+	s.Key(uint64(t.period))
+}
+
 // SendIPI raises irq on core target after latency (an inter-processor or
 // cross-core interrupt through the interrupt fabric).
 func (p *Proc) SendIPI(target *Core, irq IRQ, latency Time) {
@@ -111,3 +117,7 @@ func (d *Device) fire() {
 
 // Stop stops the device.
 func (d *Device) Stop() { d.c.e.Cancel(d.ev) }
+
+// snapshot records how often the device fired (its event is in the queue,
+// its random stream among the engine's).
+func (d *Device) snapshot(s *Snapshot) { s.Int(&d.Fired) }

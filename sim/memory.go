@@ -242,15 +242,6 @@ func (m *Memory) grant(c *Core, t, occ Time) Time {
 	return s
 }
 
-// delayPolls moves c's polls from the one due at next on by d.
-func (c *Core) delayPolls(next, d Time) {
-	c.spinPhase += d
-	if c.resumeEv.Pending() && c.cause == WakeLine && c.pendingAt >= next {
-		c.pendingAt += d
-		c.e.At(c.pendingAt, c.resumeEv)
-	}
-}
-
 // access performs the coherence side of one access by core c now and
 // returns the word's region, index and line, when a write would land for
 // the other cores, and when the access completes. The caller reads or
@@ -320,247 +311,29 @@ func (m *Memory) wrote(c *Core, ln *line, r *region, t Time) {
 	}
 }
 
-// Load reads the word at a.
-func (p *Proc) Load(a Addr) uint64 {
-	r, w, _, _, done := p.e.mem.access(p.core, a, false, false)
-	v := r.words[w]
-	p.observe(v)
-	p.stall(done)
-	return v
-}
-
-// Store writes v to the word at a.
-func (p *Proc) Store(a Addr, v uint64) {
-	m := p.e.mem
-	r, w, ln, lands, done := m.access(p.core, a, true, false)
-	r.words[w] = v
-	m.wrote(p.core, ln, r, lands)
-	p.stall(done)
-}
-
-// CAS atomically replaces the word at a with new if it equals old; it
-// returns the previous value and whether it swapped. Like S32C1I or an
-// LSE CAS it always needs the line (or the memory port) exclusively.
-func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
-	m := p.e.mem
-	r, w, ln, lands, done := m.access(p.core, a, true, true)
-	prev := r.words[w]
-	if prev == old {
-		r.words[w] = new
-		m.wrote(p.core, ln, r, lands)
-	}
-	p.observe(prev)
-	p.stall(done)
-	return prev, prev == old
-}
-
-// Swap atomically writes v to a and returns the previous value.
-func (p *Proc) Swap(a Addr, v uint64) uint64 {
-	return p.rmw(a, func(uint64) uint64 { return v })
-}
-
-// FetchAdd atomically adds d to the word at a and returns the previous value.
-func (p *Proc) FetchAdd(a Addr, d uint64) uint64 {
-	return p.rmw(a, func(prev uint64) uint64 { return prev + d })
-}
-
-func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
-	m := p.e.mem
-	r, w, ln, lands, done := m.access(p.core, a, true, true)
-	prev := r.words[w]
-	r.words[w] = f(prev)
-	m.wrote(p.core, ln, r, lands)
-	p.observe(prev)
-	p.stall(done)
-	return prev
-}
-
-// LoadExclusive reads a and arms the core's exclusive monitor on its line
-// (ARM LDXR/LDAXR).
-func (p *Proc) LoadExclusive(a Addr) uint64 {
-	m := p.e.mem
-	r, w, ln, _, done := m.access(p.core, a, false, false)
-	c := p.core
-	c.clearMonitor()
-	li := int(uint64(a-r.Base) >> m.lineBits)
-	c.monLine, c.monReg = int64(li), r
-	ln.monitors |= 1 << c.ID
-	v := r.words[w]
-	p.observe(v)
-	p.stall(done)
-	return v
-}
-
-// StoreExclusive writes v to a if the core's monitor still covers a's line
-// (ARM STXR/STLXR); it reports success. The monitor is cleared either way.
-func (p *Proc) StoreExclusive(a Addr, v uint64) bool {
-	c := p.core
-	m := p.e.mem
-	r, _, li := m.find(a)
-	held := c.monReg == r && c.monLine == int64(li)
-	c.clearMonitor()
-	if held {
-		p.observe(1)
-	} else {
-		p.observe(0)
-	}
-	if !held {
-		p.Compute(c.Cfg.HitCycles)
-		return false
-	}
-	r, w, ln, lands, done := m.access(c, a, true, false)
-	r.words[w] = v
-	m.wrote(c, ln, r, lands)
-	p.stall(done)
-	return true
-}
-
-// ClearExclusive clears the core's exclusive monitor (ARM CLREX).
-func (p *Proc) ClearExclusive() { p.core.clearMonitor() }
-
-func (c *Core) clearMonitor() {
-	if c.monReg != nil {
-		c.monReg.lines[c.monLine].monitors &^= 1 << c.ID
-	}
-	c.monLine, c.monReg = -1, nil
-}
-
-// dropMonitorEvent reports whether fault injection loses this wake-up.
-func (c *Core) dropMonitorEvent() bool {
-	return c.e.faults.LoseWake > 0 && c.e.faultRand().Float64() < c.e.faults.LoseWake
-}
-
-// nextPoll returns the first poll of c's spin loop at or after t.
-func (c *Core) nextPoll(t Time) Time {
-	if t <= c.spinPhase {
-		return c.spinPhase
-	}
-	k := (t - c.spinPhase + c.spinPeriod - 1) / c.spinPeriod
-	return c.spinPhase + k*c.spinPeriod
-}
-
-// spinState is what a spinner polls and how. A handler taken while
-// spinning may spin itself, so each spin keeps its own and re-installs it
-// on the core before it waits.
-type spinState struct {
-	addr     Addr
-	reg      *region
-	w        int
-	loop     Time
-	rmw      bool // a CAS loop (else a load loop)
-	old, new uint64
-	cond     func(uint64) bool
-	val      uint64 // the value the successful poll saw
-}
-
-// ends reports whether value v of the watched word ends the spin.
-func (st *spinState) ends(v uint64) bool {
-	if st.rmw {
-		return v == st.old
-	}
-	return st.cond(v)
-}
-
-// SpinUntil polls the word at a every loop cycles until cond holds for
-// its value, and returns that value (a busy-wait: test-and-test-and-set,
-// a ticket or MCS spin on a plain load). It costs what the loop costs —
-// the first read, the port occupancy of every poll on uncached memory,
-// the re-read after each write — without simulating each iteration:
-// between writes to the line every poll returns the same value. cond must
-// be a pure function of the value. Interrupts are taken while spinning.
-func (p *Proc) SpinUntil(a Addr, loop int64, cond func(uint64) bool) uint64 {
-	return p.spin(spinState{addr: a, cond: cond}, loop, func() (uint64, bool) {
-		v := p.Load(a)
-		return v, cond(v)
-	})
-}
-
-// SpinCAS retries CAS(a, old, new) every loop cycles until it succeeds
-// (the ESP32 spinlock: S32C1I in a tight loop, no backoff). On uncached
-// memory every attempt holds the port like the atomic it is; on cached
-// memory each attempt takes the line exclusively, as the hardware does.
-func (p *Proc) SpinCAS(a Addr, old, new uint64, loop int64) {
-	p.spin(spinState{addr: a, rmw: true, old: old, new: new}, loop, func() (uint64, bool) { return p.CAS(a, old, new) })
-}
-
-// arm registers c as a spinner whose failed poll was issued at issued and
-// completed at done: polls repeat every (poll duration + loop body).
-func (c *Core) arm(ln *line, r *region, issued, done Time) {
-	c.spinPhase, c.spinPeriod = issued, max(done-issued+c.sp.loop, 1)
-	ln.spinners |= 1 << c.ID
-	if r.Uncached {
-		c.spinOcc = r.Occupancy
-		if c.sp.rmw {
-			c.spinOcc *= 2
-		}
-		c.e.mem.pollers |= 1 << c.ID
-	}
-}
-
-// poll runs one poll of a suspended spinner from the event that its wake
-// is, so a poll that fails costs no context switch: it re-arms the
-// spinner. A poll that succeeds resumes the spinner when it completes.
-func (c *Core) poll() {
-	m := c.e.mem
-	st := &c.sp
-	m.pollers &^= 1 << c.ID
-	issued := c.e.now
-	r, w, ln, lands, done := m.access(c, st.addr, st.rmw, st.rmw)
-	v := r.words[w]
-	if !st.ends(v) {
-		c.arm(ln, r, issued, done)
-		return
-	}
-	if st.rmw {
-		r.words[w] = st.new
-		m.wrote(c, ln, r, lands)
-	}
-	st.val = v
-	c.Stall += done - issued
-	c.wait = waitNone
-	c.cause, c.pendingAt = WakeSpinDone, done
-	c.e.At(done, c.resumeEv)
-}
-
-func (p *Proc) spin(st spinState, loop int64, try func() (uint64, bool)) uint64 {
-	c := p.core
-	m := p.e.mem
-	c.setState(StateSpin)
-	defer func() { c.setState(c.runState()) }() // c may change: a handler may move this task to another core
-	r, w, li := m.find(st.addr)
-	ln := &r.lines[li]
-	st.reg, st.w, st.loop = r, w, c.Cycles(loop)
-	for {
-		issued, writes := p.e.now, ln.writes
-		v, ok := try()
-		if ok {
-			return v
-		}
-		if ln.writes != writes || (!r.Uncached && st.rmw) {
-			// A write landed while this poll was in flight (it read the
-			// old value at issue), or each failed attempt moved the line
-			// here and other spinners steal it back: poll again for real.
-			p.Compute(loop)
-			c.setState(StateSpin)
+// snapshot records the port and the words and lines used since
+// fast-forward began: the rest has not changed, and never will before it
+// is used.
+func (m *Memory) snapshot(s *Snapshot) {
+	s.Time(&m.busy)
+	s.Key(m.pollers)
+	for _, t := range m.touched {
+		r := m.regions[t.r]
+		if t.word {
+			s.Uint64(&r.words[t.i])
 			continue
 		}
-		c.sp = st
-		c.arm(ln, r, issued, p.e.now)
-		p.spinning = true
-		cause := p.waitFor(waitSpin)
-		p.spinning = false
-		ln.spinners &^= 1 << c.ID
-		m.pollers &^= 1 << c.ID
-		switch cause {
-		case WakeSpinDone:
-			p.observe(c.sp.val)
-			return c.sp.val
-		case WakeInterrupt:
-			p.takeInterrupts()
-			c = p.core // a handler may have switched tasks; we resume on the core we now run on
-			c.setState(StateSpin)
-		default:
-			panic("sim: spinner resumed by " + cause.String())
-		}
+		r.lines[t.i].snapshot(s)
 	}
+}
+
+// snapshot records the line's coherence state and counters.
+func (ln *line) snapshot(s *Snapshot) {
+	s.Key(uint64(ln.owner))
+	s.Key(ln.sharers)
+	s.Time(&ln.busy)
+	s.Key(ln.monitors)
+	s.Key(ln.spinners)
+	s.Uint64(&ln.writes)
+	s.Uint64(&ln.misses)
 }

@@ -12,7 +12,6 @@ import (
 // time order, so a run is deterministic whatever GOMAXPROCS is.
 type Proc struct {
 	Name     string
-	id       uint64
 	e        *Engine
 	core     *Core
 	fn       func(p *Proc)
@@ -46,7 +45,7 @@ type errUnwind struct{}
 // NewProc creates a process that runs fn once a core starts it (Start or
 // SwitchTo). A daemon process (an idle task) does not keep a run alive.
 func (e *Engine) NewProc(name string, daemon bool, fn func(p *Proc)) *Proc {
-	p := &Proc{Name: name, id: uint64(len(e.procs) + 1), e: e, fn: fn, daemon: daemon}
+	p := &Proc{Name: name, e: e, fn: fn, daemon: daemon}
 	seq := func(yield func(*Proc) bool) {
 		p.yield = yield
 		defer func() {
@@ -132,6 +131,15 @@ func (p *Proc) Now() Time { return p.e.now }
 func (p *Proc) SetWaiting(on string, timed bool) {
 	p.waitOn = on
 	p.timed = timed
+}
+
+// Fail ends the run with err (a model detected an illegal operation, such
+// as an unlock of a lock the process does not hold): Run returns it.
+func (p *Proc) Fail(err error) {
+	if p.e.err == nil {
+		p.e.err = fmt.Errorf("%s on core %d at %v: %w", p.Name, p.core.ID, p.e.now, err)
+	}
+	panic(errUnwind{})
 }
 
 // SwitchTo hands p's core to q (a context switch): p stops here and goes on
@@ -280,56 +288,6 @@ func (p *Proc) takeInterrupts() {
 	}
 }
 
-// WFE waits for an event (ARM WFE): it returns at once, clearing the event
-// register, when an event is latched; otherwise the core sleeps until an
-// event (SEV, a cleared exclusive monitor), a deliverable interrupt (taken
-// before WFE returns) or the event stream. It returns what woke it.
-func (p *Proc) WFE() WakeCause {
-	c := p.core
-	if c.event {
-		c.event = false
-		return WakeEvent
-	}
-	c.setState(StateWFE)
-	var cause WakeCause
-	if c.Cfg.EventStream > 0 {
-		cause = p.waitUntil(c.nextStreamTick(), waitWFE)
-		if cause == WakeTimer {
-			cause = WakeEventStream
-			p.waitUntil(p.e.now+c.Cycles(c.Cfg.WakeCycles), waitNone)
-		}
-	} else {
-		cause = p.waitFor(waitWFE)
-	}
-	c.event = false
-	c.Wakeups[cause]++
-	p.observe(uint64(cause))
-	c.setState(c.runState())
-	if cause == WakeInterrupt {
-		p.takeInterrupts()
-	}
-	return cause
-}
-
-// nextStreamTick returns the next event-stream time strictly after now.
-func (c *Core) nextStreamTick() Time {
-	per, ph := c.Cfg.EventStream, c.Cfg.EventPhase%c.Cfg.EventStream
-	now := c.e.now
-	k := (now - ph) / per
-	t := ph + k*per
-	for t <= now {
-		t += per
-	}
-	return t
-}
-
-// SEV sends an event to every core (ARM SEV).
-func (p *Proc) SEV() { p.e.sev(p.e.now) }
-
-// SEVL sets the local event register (ARM SEVL), so the next WFE falls
-// through: the first iteration of a wait loop re-checks before sleeping.
-func (p *Proc) SEVL() { p.core.event = true }
-
 // WFI sleeps until an interrupt is pending, even a masked one (ARM WFI,
 // Xtensa waiti). Deliverable interrupts are taken before it returns.
 func (p *Proc) WFI() {
@@ -379,4 +337,26 @@ func (p *Proc) Sleep(d Time) {
 	}
 	c.setState(c.runState())
 	p.SetWaiting("", false)
+}
+
+// snapshot records the process's state for fast-forward: how it waits,
+// what it saw since its loop head, and its open loops.
+func (p *Proc) snapshot(s *Snapshot) {
+	s.Flag(p.done)
+	s.Flag(p.timed)
+	s.Flag(p.spinning)
+	s.String(p.waitOn)
+	Ident(s, p.core)
+	s.Key(uint64(p.level))
+	s.Key(uint64(p.inIRQ))
+	s.Key(p.hist)
+	s.Key(p.carry)
+	s.Key(uint64(p.dirty))
+	s.procs = append(s.procs, procMark{resumes: len(s.vals), marks: len(s.vals) + 1, dirty: p.dirty != 0})
+	s.Uint64(&p.resumes)
+	s.Uint64(&p.marks)
+	s.Key(uint64(len(p.loops)))
+	for _, l := range p.loops {
+		l.snapshot(s)
+	}
 }

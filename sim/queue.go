@@ -263,6 +263,21 @@ func (q *calQueue) live(dst []entry) []entry {
 	return dst
 }
 
+// snapshot records the pending events in order, each with its time and
+// sequence, which fast-forward advances by rebuilding the queue; scratch
+// is reused and returned.
+func (q *calQueue) snapshot(s *Snapshot, scratch []entry) []entry {
+	scratch = q.live(scratch[:0])
+	for _, x := range scratch {
+		Ident(s, x.ev)
+		s.Flag(x.ev.bg)
+		s.queue = append(s.queue, queued{ev: x.ev, idx: len(s.vals)})
+		s.num(refQueue, nil, int64(x.t))
+		s.num(refQueue, nil, int64(x.seq))
+	}
+	return scratch
+}
+
 // rebuild empties the queue and pushes xs (in order).
 func (q *calQueue) rebuild(xs []entry) {
 	q.small.items, q.small.head = q.small.items[:0], 0

@@ -1,0 +1,166 @@
+package sim
+
+// The instructions a process executes on memory and the event register:
+// loads, stores, atomics and the ARM exclusive pair, each an access of the
+// memory model (memory.go), and WFE and SEV, which a cleared exclusive
+// monitor ties to them.
+
+// Load reads the word at a.
+func (p *Proc) Load(a Addr) uint64 {
+	r, w, _, _, done := p.e.mem.access(p.core, a, false, false)
+	v := r.words[w]
+	p.observe(v)
+	p.stall(done)
+	return v
+}
+
+// Store writes v to the word at a.
+func (p *Proc) Store(a Addr, v uint64) {
+	m := p.e.mem
+	r, w, ln, lands, done := m.access(p.core, a, true, false)
+	r.words[w] = v
+	m.wrote(p.core, ln, r, lands)
+	p.stall(done)
+}
+
+// CAS atomically replaces the word at a with new if it equals old; it
+// returns the previous value and whether it swapped. Like S32C1I or an
+// LSE CAS it always needs the line (or the memory port) exclusively.
+func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
+	m := p.e.mem
+	r, w, ln, lands, done := m.access(p.core, a, true, true)
+	prev := r.words[w]
+	if prev == old {
+		r.words[w] = new
+		m.wrote(p.core, ln, r, lands)
+	}
+	p.observe(prev)
+	p.stall(done)
+	return prev, prev == old
+}
+
+// Swap atomically writes v to a and returns the previous value.
+func (p *Proc) Swap(a Addr, v uint64) uint64 {
+	return p.rmw(a, func(uint64) uint64 { return v })
+}
+
+// FetchAdd atomically adds d to the word at a and returns the previous value.
+func (p *Proc) FetchAdd(a Addr, d uint64) uint64 {
+	return p.rmw(a, func(prev uint64) uint64 { return prev + d })
+}
+
+func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
+	m := p.e.mem
+	r, w, ln, lands, done := m.access(p.core, a, true, true)
+	prev := r.words[w]
+	r.words[w] = f(prev)
+	m.wrote(p.core, ln, r, lands)
+	p.observe(prev)
+	p.stall(done)
+	return prev
+}
+
+// LoadExclusive reads a and arms the core's exclusive monitor on its line
+// (ARM LDXR/LDAXR).
+func (p *Proc) LoadExclusive(a Addr) uint64 {
+	m := p.e.mem
+	r, w, ln, _, done := m.access(p.core, a, false, false)
+	c := p.core
+	c.clearMonitor()
+	li := int(uint64(a-r.Base) >> m.lineBits)
+	c.monLine, c.monReg = int64(li), r
+	ln.monitors |= 1 << c.ID
+	v := r.words[w]
+	p.observe(v)
+	p.stall(done)
+	return v
+}
+
+// StoreExclusive writes v to a if the core's monitor still covers a's line
+// (ARM STXR/STLXR); it reports success. The monitor is cleared either way.
+func (p *Proc) StoreExclusive(a Addr, v uint64) bool {
+	c := p.core
+	m := p.e.mem
+	r, _, li := m.find(a)
+	held := c.monReg == r && c.monLine == int64(li)
+	c.clearMonitor()
+	if held {
+		p.observe(1)
+	} else {
+		p.observe(0)
+	}
+	if !held {
+		p.Compute(c.Cfg.HitCycles)
+		return false
+	}
+	r, w, ln, lands, done := m.access(c, a, true, false)
+	r.words[w] = v
+	m.wrote(c, ln, r, lands)
+	p.stall(done)
+	return true
+}
+
+// ClearExclusive clears the core's exclusive monitor (ARM CLREX).
+func (p *Proc) ClearExclusive() { p.core.clearMonitor() }
+
+func (c *Core) clearMonitor() {
+	if c.monReg != nil {
+		c.monReg.lines[c.monLine].monitors &^= 1 << c.ID
+	}
+	c.monLine, c.monReg = -1, nil
+}
+
+// dropMonitorEvent reports whether fault injection loses this wake-up.
+func (c *Core) dropMonitorEvent() bool {
+	return c.e.faults.LoseWake > 0 && c.e.faultRand().Float64() < c.e.faults.LoseWake
+}
+
+// WFE waits for an event (ARM WFE): it returns at once, clearing the event
+// register, when an event is latched; otherwise the core sleeps until an
+// event (SEV, a cleared exclusive monitor), a deliverable interrupt (taken
+// before WFE returns) or the event stream. It returns what woke it.
+func (p *Proc) WFE() WakeCause {
+	c := p.core
+	if c.event {
+		c.event = false
+		return WakeEvent
+	}
+	c.setState(StateWFE)
+	var cause WakeCause
+	if c.Cfg.EventStream > 0 {
+		cause = p.waitUntil(c.nextStreamTick(), waitWFE)
+		if cause == WakeTimer {
+			cause = WakeEventStream
+			p.waitUntil(p.e.now+c.Cycles(c.Cfg.WakeCycles), waitNone)
+		}
+	} else {
+		cause = p.waitFor(waitWFE)
+	}
+	c.event = false
+	c.Wakeups[cause]++
+	p.observe(uint64(cause))
+	c.setState(c.runState())
+	if cause == WakeInterrupt {
+		p.takeInterrupts()
+	}
+	return cause
+}
+
+// nextStreamTick returns the next event-stream time strictly after now.
+func (c *Core) nextStreamTick() Time {
+	per, ph := c.Cfg.EventStream, c.Cfg.EventPhase%c.Cfg.EventStream
+	now := c.e.now
+	k := (now - ph) / per
+	t := ph + k*per
+	for t <= now {
+		t += per
+	}
+	return t
+}
+
+// SEV sends an event to every core (ARM SEV).
+func (p *Proc) SEV() { p.e.sev(p.e.now) }
+
+// SEVL sets the local event register (ARM SEVL), so the next WFE falls
+// through: the first iteration of a wait loop re-checks before sleeping.
+func (p *Proc) SEVL() { p.core.event = true }

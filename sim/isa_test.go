@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Swap returns the previous value and writes like a store: it ends a
+// spinner's wait and clears other cores' exclusive monitors on the line
+// (waking their WFE).
+func TestSwap(t *testing.T) {
+	r := newRig(t, 3, false, nil)
+	c2 := r.e.Cores()[2]
+	r.m.Poke(ramBase, 1)
+	var prev, spun uint64
+	var spunAt, wokeAt Time
+	var cause WakeCause
+	r.e.Spawn(r.e.Cores()[1], "spinner", func(p *Proc) {
+		spun = p.SpinUntil(ramBase, 10, func(v uint64) bool { return v == 0 })
+		spunAt = p.Now()
+	})
+	r.e.Spawn(c2, "waiter", func(p *Proc) {
+		p.LoadExclusive(ramBase + 8) // same line
+		cause = p.WFE()
+		wokeAt = p.Now()
+	})
+	r.e.Spawn(r.e.Cores()[0], "swapper", func(p *Proc) {
+		p.Delay(Microsecond)
+		prev = p.Swap(ramBase, 0)
+	})
+	r.run(t)
+	if prev != 1 || r.m.Peek(ramBase) != 0 {
+		t.Errorf("Swap returned %d and left %d, want 1 and 0", prev, r.m.Peek(ramBase))
+	}
+	if spun != 0 || spunAt <= Microsecond {
+		t.Errorf("spinner saw %d at %v, want 0 after the swap at 1us", spun, spunAt)
+	}
+	if cause != WakeEvent || wokeAt <= Microsecond || c2.monReg != nil {
+		t.Errorf("WFE waiter woke by %v at %v (monitor cleared: %v), want an event after 1us", cause, wokeAt, c2.monReg == nil)
+	}
+}
+
+// ClearExclusive clears the core's monitor: the next StoreExclusive fails
+// and writes nothing; without it the same sequence succeeds.
+func TestClearExclusive(t *testing.T) {
+	for _, clear := range []bool{false, true} {
+		r := newRig(t, 1, false, nil)
+		r.m.Poke(ramBase, 1)
+		var ok bool
+		r.e.Spawn(r.e.Cores()[0], "task", func(p *Proc) {
+			p.LoadExclusive(ramBase)
+			if clear {
+				p.ClearExclusive()
+			}
+			ok = p.StoreExclusive(ramBase, 5)
+		})
+		r.run(t)
+		want, wantV := !clear, uint64(5)
+		if clear {
+			wantV = 1
+		}
+		if ok != want || r.m.Peek(ramBase) != wantV {
+			t.Errorf("ClearExclusive %v: StoreExclusive = %v leaving %d, want %v leaving %d", clear, ok, r.m.Peek(ramBase), want, wantV)
+		}
+	}
+}
+
+// waitForRelease runs a WFE waiter on core 1 and a releasing store on core
+// 0 at 1us; it returns when the waiter's WFE returned and why.
+func waitForRelease(t *testing.T, r rig, releaseAt Time) (Time, WakeCause) {
+	t.Helper()
+	r.m.Poke(ramBase, 1)
+	var woke Time
+	var cause WakeCause
+	r.e.Spawn(r.e.Cores()[1], "waiter", func(p *Proc) {
+		if p.LoadExclusive(ramBase) != 1 {
+			t.Error("lock not held")
+		}
+		cause = p.WFE()
+		woke = p.Now()
+	})
+	r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) {
+		p.Load(ramBase)
+		p.Delay(releaseAt - p.Now())
+		p.Store(ramBase, 0)
+	})
+	r.run(t)
+	return woke, cause
+}
+
+// A WFE waiter wakes when the holder's store lands: the store clears the
+// waiter's exclusive monitor, which sets its event register. No SEV.
+func TestWFEWakesOnMonitorClear(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	woke, cause := waitForRelease(t, r, Microsecond)
+	// store issued at 1us, invalidation reaches the waiter 50ns later,
+	// then 5 wake cycles.
+	want := Microsecond + sameLat + 5*Nanosecond
+	if woke != want || cause != WakeEvent {
+		t.Fatalf("woke at %v by %v, want %v by event", woke, cause, want)
+	}
+	if n := r.e.Cores()[1].Wakeups[WakeEvent]; n != 1 {
+		t.Fatalf("event wake-ups counted %d, want 1", n)
+	}
+}
+
+// With the monitor-clear wake-up lost, the waiter sleeps to the next tick
+// of the event stream.
+func TestWFEFallsBackToEventStream(t *testing.T) {
+	r := newRig(t, 2, false, func(c *CoreConfig) { c.EventStream = 100 * Microsecond })
+	if err := r.e.SetFaults(Faults{LoseWake: 1}); err != nil {
+		t.Fatal(err)
+	}
+	woke, cause := waitForRelease(t, r, Microsecond)
+	want := 100*Microsecond + 5*Nanosecond
+	if woke != want || cause != WakeEventStream {
+		t.Fatalf("woke at %v by %v, want %v by event-stream", woke, cause, want)
+	}
+}
+
+// A lost wake-up with neither event stream nor interrupt is a deadlock,
+// reported with the waiter.
+func TestLostWakeWithoutStreamDeadlocks(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	r.e.SetFaults(Faults{LoseWake: 1})
+	r.m.Poke(ramBase, 1)
+	w := r.e.Spawn(r.e.Cores()[1], "waiter", func(p *Proc) {
+		p.LoadExclusive(ramBase)
+		p.SetWaiting("lock word 0x1000 in WFE", false)
+		p.WFE()
+	})
+	r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) { p.Store(ramBase, 0) })
+	err := r.e.Run(context.Background())
+	var dl *DeadlockError
+	if !errors.As(err, &dl) || len(dl.Waiters) != 1 || dl.Waiters[0].Proc != w.Name || !strings.Contains(err.Error(), "lock word 0x1000") {
+		t.Fatalf("got %v, want a deadlock naming the waiter and its lock", err)
+	}
+}
+
+// SEV wakes every WFE sleeper.
+func TestSEVWakesWFE(t *testing.T) {
+	r := newRig(t, 3, false, nil)
+	var woke []Time
+	for i := 1; i < 3; i++ {
+		r.e.Spawn(r.e.Cores()[i], "w", func(p *Proc) { p.WFE(); woke = append(woke, p.Now()) })
+	}
+	r.e.Spawn(r.e.Cores()[0], "s", func(p *Proc) { p.Delay(Microsecond); p.SEV() })
+	r.run(t)
+	if len(woke) != 2 || woke[0] != Microsecond+5*Nanosecond || woke[1] != woke[0] {
+		t.Fatalf("woke %v, want both at 1.005us", woke)
+	}
+}
+
+// A waiter that does not describe its wait is reported by what the
+// hardware waits for: here, an event (the one the store sent was lost).
+func TestDeadlockNamesHardwareWait(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	r.e.SetFaults(Faults{LoseWake: 1})
+	r.m.Poke(ramBase, 1)
+	r.e.Spawn(r.e.Cores()[1], "waiter", func(p *Proc) {
+		for p.LoadExclusive(ramBase) != 0 {
+			p.WFE()
+		}
+	})
+	r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) { p.Store(ramBase, 0) })
+	err := r.e.Run(context.Background())
+	if want := "waiter (core 1) waits on an event in WFE (SEV or interrupt)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
