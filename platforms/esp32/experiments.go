@@ -121,8 +121,13 @@ func runCriticalSection(ctx context.Context, spec platforms.RunSpec) (platforms.
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	// Each interrupt's latency split by cause (irq_blame_<cause>_us, aligned
-	// with irq_latency_us), and the split of the worst one as metrics.
+	return csRunResult(r), nil
+}
+
+// csRunResult turns a critical-section run into the experiment's metrics and
+// samples: each interrupt's latency split by cause (irq_blame_<cause>_us,
+// aligned with irq_latency_us), and the split of the worst one as metrics.
+func csRunResult(r CSResult) platforms.RunResult {
 	samples := map[string][]float64{"irq_latency_us": r.IRQLatencyUS}
 	worst := -1
 	for i, l := range r.IRQLatencyUS {
@@ -147,5 +152,5 @@ func runCriticalSection(ctx context.Context, spec platforms.RunSpec) (platforms.
 			metrics["worst_irq_"+c.String()+"_us"] = r.IRQBlameUS[c][worst]
 		}
 	}
-	return platforms.RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace}, nil
+	return platforms.RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace}
 }
