@@ -209,7 +209,7 @@ func (r *run) handler(p *sim.Proc, _ sim.IRQ) {
 	r.spinUnlockIRQRestore(p, a)
 }
 
-// lockOf returns the index of the lock the CPU p runs on takes.
+// lockOf returns the index of the lock taken on p's CPU.
 func (r *run) lockOf(p *sim.Proc) int { return p.Core().ID % len(r.locks) }
 
 // expTime draws an exponentially distributed time of the given mean.
