@@ -264,8 +264,8 @@ var checks = []Check{
 		Unit: "cycles", Source: srcIDFPerf("FREERTOS_SPINLOCK_CYCLES_PER_OP", "components/freertos/test_apps/freertos/port/test_spinlocks.c"),
 		Kind: Bound, Published: 215, Tolerance: Tolerance{Reason: boundReason},
 		Independent: false, SetFrom: []string{"spinlock_pair_cycles"},
-		Note:    "the test's limit without PSRAM (300 with CONFIG_SPIRAM, 130 unicore). The model adds the lock word's SRAM accesses (read, S32C1I, assert reads, release store) to spinlock_pair_cycles.",
-		IfFails: "the modelled spinlock path costs more than ESP-IDF's own CI allows: every kernel path built on portMUX is too slow in the model",
+		Note:       "the test's limit without PSRAM (300 with CONFIG_SPIRAM, 130 unicore). The model adds the lock word's SRAM accesses (read, S32C1I, assert reads, release store) to spinlock_pair_cycles.",
+		IfFails:    "the modelled spinlock path costs more than ESP-IDF's own CI allows: every kernel path built on portMUX is too slow in the model",
 		Experiment: "esp32-idf-perf", Variant: "test-apps", Metric: "portmux_pair_cycles",
 	},
 	{
@@ -325,9 +325,9 @@ var checks = []Check{
 		Kind: Derived, Published: 85.333 / 2,
 		Tolerance:   Tolerance{Rel: 0.1, Reason: tolWake},
 		Independent: false, SetFrom: []string{"event_stream"},
-		Note:        "expectation derived from the code, not a measurement: with lose_wake=1 no store or SEV reaches the waiter, so the event stream alone bounds its wait (mean half a period).",
-		IfFails:     "the event stream does not wake WFE waiters as arm_arch_timer.c configures it: the lost-wake-up experiments are wrong",
-		Experiment:  "rk3399-wake", Variant: "wfe", Metric: "release_to_acquire_us",
+		Note:       "expectation derived from the code, not a measurement: with lose_wake=1 no store or SEV reaches the waiter, so the event stream alone bounds its wait (mean half a period).",
+		IfFails:    "the event stream does not wake WFE waiters as arm_arch_timer.c configures it: the lost-wake-up experiments are wrong",
+		Experiment: "rk3399-wake", Variant: "wfe", Metric: "release_to_acquire_us",
 		Settings: []string{"lose_wake=1"},
 	},
 }
