@@ -103,9 +103,6 @@ func (c Check) Judge(model float64) Verdict {
 	default:
 		v.Pass = math.Abs(model-c.Published) <= c.Tolerance.Width(c.Published)
 	}
-	if math.IsNaN(model) {
-		v.Pass = false
-	}
 	v.Verdict = map[bool]string{true: "pass", false: "FAIL"}[v.Pass]
 	return v
 }
@@ -147,8 +144,9 @@ func (c Check) ModelValue(r *Result) float64 {
 
 // Validate runs every check's experiment (through the result store, as
 // RunExperiment does) and judges it. find looks experiments up by name (the
-// catalog's Lookup). A check whose experiment cannot run is a failing verdict
-// carrying the error; only a cancelled ctx stops Validate.
+// catalog's Lookup). A check whose experiment fails to run is an
+// ERROR verdict carrying the error (Pass false); only a cancelled ctx or a
+// check naming an unknown experiment, variant or setting stops Validate.
 func Validate(ctx context.Context, checks []Check, find func(string) (platforms.Experiment, error), opts RunOptions) ([]Verdict, error) {
 	out := make([]Verdict, 0, len(checks))
 	for _, c := range checks {
@@ -161,9 +159,7 @@ func Validate(ctx context.Context, checks []Check, find func(string) (platforms.
 			return nil, ctx.Err()
 		}
 		if err != nil {
-			v := c.Judge(math.NaN())
-			v.Err = err.Error()
-			out = append(out, v)
+			out = append(out, Verdict{Check: c, Verdict: "ERROR", Err: err.Error()})
 			continue
 		}
 		out = append(out, c.Judge(c.ModelValue(r)))

@@ -1,0 +1,174 @@
+// ESP-IDF's own FreeRTOS performance tests run on the model: the paths they
+// time, with their pass limits in components/idf_test/include/
+// idf_performance.h, simulated as the tests drive them, so that labkit's
+// validation can check the model's composed cost of each path against them.
+
+package esp32
+
+import (
+	"context"
+	"fmt"
+
+	"synclab/platforms"
+	"synclab/sim"
+)
+
+// idfPerfRounds is how many times each timed path runs (the spinlock test
+// does 10,000 pairs; the others average fewer, which a deterministic model
+// does not need).
+const idfPerfRounds = 1000
+
+func idfPerf() platforms.Experiment {
+	return platforms.Experiment{
+		Name: "esp32-idf-perf",
+		Description: "ESP-IDF's FreeRTOS performance tests on the ESP32 model, each timed path as the test drives it: " +
+			"portENTER/EXIT_CRITICAL_ISR on a free portMUX (test_spinlocks.c), a task yielding to an equal-priority task on one " +
+			"core (test_freertos_scheduling_time.c), a level-1 interrupt triggered by a task, its entry, and its exit back to the " +
+			"task's xSemaphoreTake (test_isr_latency.c). The model's yield is portYIELD_WITHIN_API's crosscore interrupt to the " +
+			"own core (it has no solicited vPortYield path).",
+		Platform: "esp32",
+		Params:   Params(),
+		Variants: []platforms.Variant{{Name: "test-apps", Doc: "components/freertos/test_apps/freertos, dual-core build, no PSRAM"}},
+		Repeats:  1, Seed: 1,
+		Metrics: []platforms.Metric{
+			{Name: "portmux_pair_cycles", Unit: "cycles", Better: platforms.Lower, Doc: "one uncontended portENTER_CRITICAL_ISR + portEXIT_CRITICAL_ISR (limit 215)"},
+			{Name: "scheduling_cycles", Unit: "cycles", Better: platforms.Lower, Doc: "from just before a task's yield to the other task of equal priority running (limit 2000)"},
+			{Name: "isr_enter_cycles", Unit: "cycles", Better: platforms.Lower, Doc: "from the task's trigger of a level-1 interrupt to its handler's first statement (limit 290)"},
+			{Name: "isr_exit_cycles", Unit: "cycles", Better: platforms.Lower, Doc: "from the handler's last statement to the task's return from an uncontended xSemaphoreTake (limit 565)"},
+		},
+		Run: runIDFPerf,
+	}
+}
+
+func runIDFPerf(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+	if spec.Variant != "test-apps" {
+		return platforms.RunResult{}, fmt.Errorf("esp32-idf-perf: variant %q unknown; known: test-apps", spec.Variant)
+	}
+	cfg, err := ConfigFrom(spec.Params)
+	if err != nil {
+		return platforms.RunResult{}, err
+	}
+	clk := sim.Clock{Hz: int64(cfg.CPUMHz) * 1_000_000}
+	cycles := func(t sim.Time) float64 { return float64(t) / float64(clk.Cycles(1)) }
+	mean := func(ts []sim.Time) float64 {
+		var sum sim.Time
+		for _, t := range ts {
+			sum += t
+		}
+		return cycles(sum) / float64(max(len(ts), 1))
+	}
+	pair, err := perfPortMux(ctx, cfg)
+	if err != nil {
+		return platforms.RunResult{}, fmt.Errorf("esp32-idf-perf portmux: %w", err)
+	}
+	sched, err := perfScheduling(ctx, cfg)
+	if err != nil {
+		return platforms.RunResult{}, fmt.Errorf("esp32-idf-perf scheduling: %w", err)
+	}
+	enter, exit, err := isrRun(ctx, cfg)
+	if err != nil {
+		return platforms.RunResult{}, fmt.Errorf("esp32-idf-perf isr latency: %w", err)
+	}
+	m := map[string]float64{"portmux_pair_cycles": mean(pair), "scheduling_cycles": mean(sched),
+		"isr_enter_cycles": mean(enter), "isr_exit_cycles": mean(exit)}
+	return platforms.RunResult{Metrics: m}, nil
+}
+
+// perfKernel builds a kernel from cfg, lets tasks create the test's tasks
+// and runs the scheduler until they have ended.
+func perfKernel(ctx context.Context, cfg Config, tasks func(k *Kernel) error) error {
+	e := sim.NewEngine(1)
+	defer e.Close()
+	k, err := NewKernel(e, cfg)
+	if err != nil {
+		return err
+	}
+	if err := tasks(k); err != nil {
+		return err
+	}
+	if err := k.Start(); err != nil {
+		return err
+	}
+	return e.Run(ctx)
+}
+
+// perfPortMux is test_spinlocks.c "portMUX spinlocks (no contention)": one
+// time over idfPerfRounds pairs on a free portMUX.
+func perfPortMux(ctx context.Context, cfg Config) ([]sim.Time, error) {
+	var d sim.Time
+	err := perfKernel(ctx, cfg, func(k *Kernel) error {
+		mux := k.NewPortMux("mux", 8)
+		_, err := k.CreateTask("unity", 5, 0, func(t *TCB) {
+			t0 := t.Now()
+			for range idfPerfRounds {
+				t.EnterCritical(mux)
+				t.ExitCritical(mux)
+			}
+			d = t.Now() - t0
+		})
+		return err
+	})
+	return []sim.Time{d / idfPerfRounds}, err
+}
+
+// perfScheduling is test_freertos_scheduling_time.c: two tasks of equal
+// priority pinned to core 1 yield to each other; each measured interval
+// runs from just before task 1's yield to task 2 running.
+func perfScheduling(ctx context.Context, cfg Config) ([]sim.Time, error) {
+	var before sim.Time
+	var ds []sim.Time
+	err := perfKernel(ctx, cfg, func(k *Kernel) error {
+		done := false
+		if _, err := k.CreateTask("test1", 2, 1, func(t *TCB) {
+			for !done {
+				before = t.Now()
+				k.yieldWithinAPI(t.Proc)
+			}
+		}); err != nil {
+			return err
+		}
+		_, err := k.CreateTask("test2", 2, 1, func(t *TCB) {
+			k.yieldWithinAPI(t.Proc) // let test1 take its first timestamp
+			for range idfPerfRounds {
+				ds = append(ds, t.Now()-before)
+				k.yieldWithinAPI(t.Proc)
+			}
+			done = true
+		})
+		return err
+	})
+	return ds, err
+}
+
+// isrRun is test_isr_latency.c: a task at the highest priority on core 0
+// triggers a level-1 interrupt, whose handler gives a binary semaphore
+// (waking nobody) and ends with portYIELD_FROM_ISR; the task then takes the
+// semaphore. It returns the entry times (trigger to handler) and the exit
+// times (handler end to the take's return).
+func isrRun(ctx context.Context, cfg Config) (enter, exit []sim.Time, err error) {
+	var trigger, handlerEnd sim.Time
+	err = perfKernel(ctx, cfg, func(k *Kernel) error {
+		sem, err := k.NewSemaphore("sync", Binary, 1, 0, 8)
+		if err != nil {
+			return err
+		}
+		k.OnPeripheral = func(p *sim.Proc) {
+			enter = append(enter, p.Now()-trigger)
+			_, woken := k.SemaphoreGiveFromISR(p, sem)
+			k.YieldFromISR(p, woken)
+			k.flush(p)
+			handlerEnd = p.Now()
+		}
+		_, err = k.CreateTask("tst", MaxPriorities-1, 0, func(t *TCB) {
+			for range idfPerfRounds {
+				trigger = t.Now()
+				t.Proc.Core().Raise(IRQPeripheral) // TEST_SET_INT_MASK: the software interrupt is pending
+				k.boundary(t.Proc)                 // and taken at the next instruction
+				t.SemaphoreTake(sem, PortMaxDelay)
+				exit = append(exit, t.Now()-handlerEnd)
+			}
+		})
+		return err
+	})
+	return enter, exit, err
+}
