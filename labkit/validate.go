@@ -25,9 +25,9 @@ type CheckKind string
 
 // Kinds of check.
 const (
-	// Measurement: a published measurement; the model must lie within the
+	// Measured: a published measurement; the model must lie within the
 	// tolerance on either side.
-	Measurement CheckKind = "measurement"
+	Measured CheckKind = "measurement"
 	// Bound: the pass limit of a vendor's own test; the model's value of
 	// the path the test measures must not exceed it.
 	Bound CheckKind = "bound"
@@ -223,7 +223,7 @@ const (
 var checks = []Check{
 	{
 		ID: "c2c-a72-cluster-rpi4", Quantity: "core-to-core one-way latency, two Cortex-A72 of one 4-core cluster (CAS ping-pong round trip / 2)",
-		Unit: "ns", Source: srcC2CRPi4, Kind: Measurement, Published: 89.6,
+		Unit: "ns", Source: srcC2CRPi4, Kind: Measured, Published: 89.6,
 		Tolerance:   Tolerance{Rel: 0.25, Reason: tolC2C},
 		Independent: false, SetFrom: []string{"same_cluster_ns"},
 		Note: "mean of the 4-core matrix (89-90 ns). The RPi 4's Cortex-A72 is Armv8.0 without LSE atomics, so the benchmark's " +
@@ -235,7 +235,7 @@ var checks = []Check{
 	},
 	{
 		ID: "c2c-a72-pair-lx2160a", Quantity: "core-to-core one-way latency, the two Cortex-A72 sharing one L2 (LX2160A pair; RK3399 cpu4-cpu5)",
-		Unit: "ns", Source: srcC2CLX2160A, Kind: Measurement, Published: 61.75,
+		Unit: "ns", Source: srcC2CLX2160A, Kind: Measured, Published: 61.75,
 		Tolerance:   Tolerance{Rel: 0.25, Reason: tolC2C},
 		Independent: false, SetFrom: []string{"same_cluster_ns"},
 		Note: "mean of the eight pair entries (60-67 ns) of the 16-core matrix. The LX2160A's clusters are pairs of A72 sharing " +
@@ -246,7 +246,7 @@ var checks = []Check{
 	},
 	{
 		ID: "c2c-cross-cluster-lx2160a", Quantity: "core-to-core one-way latency across clusters (LX2160A A72 pairs over its mesh; RK3399 A53 cpu0 to A72 cpu4 over CCI-500)",
-		Unit: "ns", Source: srcC2CLX2160A, Kind: Measurement, Published: 257.4,
+		Unit: "ns", Source: srcC2CLX2160A, Kind: Measured, Published: 257.4,
 		Tolerance:   Tolerance{Rel: 0.25, Reason: tolC2C},
 		Independent: false, SetFrom: []string{"cross_cluster_ns"},
 		Note: "mean of the 112 cross-pair entries (240-273 ns). An analogy, not the same hardware: the RK3399's clusters are " +
@@ -298,7 +298,7 @@ var checks = []Check{
 		ID: "freertos-notify-unblock", Quantity: "unblock time through a direct-to-task notification, lower than through a binary semaphore, by",
 		Unit: "%", Source: Source{Title: "RTOS task notifications: performance benefits (\"45% faster\"; 35% with the binary semaphore of V8.2.0 and later)",
 			Where: "freertos.org/RTOS-task-notifications.html", Date: "page undated; figure measured on FreeRTOS V8.1.2/V8.2.0, 2015"},
-		Kind: Measurement, Published: 35,
+		Kind: Measured, Published: 35,
 		Tolerance: Tolerance{Abs: 10, Reason: "one vendor figure, single-core parts and method unpublished (GCC -O2, configASSERT() " +
 			"undefined); ±10 percentage points separates the same relative gain from a different cost structure"},
 		Independent: true,
