@@ -231,7 +231,7 @@ var checks = []Check{
 			"A72-like cores at 1416 MHz, the A72 OPP nearest the board's 1.5 GHz.",
 		IfFails:    c2cFails,
 		Experiment: "generic-pingpong", Variant: "llsc", Metric: "one_way_ns",
-		Settings: []string{"cores=4", "per_cluster=4", "cpu_a=0", "cpu_b=1", "a72_mhz=1416"},
+		Settings: []string{"soc_cores=4", "per_cluster=4", "cpu_a=0", "cpu_b=1", "a72_mhz=1416"},
 	},
 	{
 		ID: "c2c-a72-pair-lx2160a", Quantity: "core-to-core one-way latency, the two Cortex-A72 sharing one L2 (LX2160A pair; RK3399 cpu4-cpu5)",
@@ -262,7 +262,7 @@ var checks = []Check{
 		Independent: false, SetFrom: []string{"spinlock_pair_cycles"},
 		Note:       "the test's limit without PSRAM (300 with CONFIG_SPIRAM, 130 unicore). The model adds the lock word's SRAM accesses (read, S32C1I, assert reads, release store) to spinlock_pair_cycles.",
 		IfFails:    "the modelled spinlock path costs more than ESP-IDF's own CI allows: every kernel path built on portMUX is too slow in the model",
-		Experiment: "esp32-idf-perf", Variant: "test-apps", Metric: "portmux_pair_cycles",
+		Experiment: "esp32-perf-tests", Variant: "test-apps", Metric: "portmux_pair_cycles",
 	},
 	{
 		ID: "idf-scheduling-time", Quantity: "task yield to the other ready task of equal priority on one core: task selection plus context switch, cycles",
@@ -273,7 +273,7 @@ var checks = []Check{
 			"vPortYield path: its yield is portYIELD_WITHIN_API's crosscore interrupt to the own core, which adds the trigger and " +
 			"the interrupt entry and exit, so the model's value is an upper estimate of the test's path.",
 		IfFails:    "a same-core context switch costs more in the model than ESP-IDF's CI allows: the handshake and unblock latencies are inflated",
-		Experiment: "esp32-idf-perf", Variant: "test-apps", Metric: "scheduling_cycles",
+		Experiment: "esp32-perf-tests", Variant: "test-apps", Metric: "scheduling_cycles",
 	},
 	{
 		ID: "idf-isr-enter", Quantity: "from triggering a level-1 software interrupt in a task to the first statement of its handler, cycles",
@@ -281,7 +281,7 @@ var checks = []Check{
 		Kind: Bound, Published: 290, Tolerance: Tolerance{Reason: boundReason},
 		Independent: false, SetFrom: []string{"irq_entry_cycles"},
 		IfFails:    "interrupt entry costs more than ESP-IDF's CI allows: interrupt latencies are inflated",
-		Experiment: "esp32-idf-perf", Variant: "test-apps", Metric: "isr_enter_cycles",
+		Experiment: "esp32-perf-tests", Variant: "test-apps", Metric: "isr_enter_cycles",
 	},
 	{
 		ID: "idf-isr-exit", Quantity: "from the handler's last statement (after xSemaphoreGiveFromISR and portYIELD_FROM_ISR) to the task's return from xSemaphoreTake, cycles",
@@ -292,7 +292,7 @@ var checks = []Check{
 			"nothing is woken), so the path is the interrupt's return plus an uncontended take; sem_take_body_cycles and " +
 			"spinlock_pair_cycles take part in it but were not set from this bound.",
 		IfFails:    "the interrupt return plus an uncontended semaphore take cost more than ESP-IDF's CI allows",
-		Experiment: "esp32-idf-perf", Variant: "test-apps", Metric: "isr_exit_cycles",
+		Experiment: "esp32-perf-tests", Variant: "test-apps", Metric: "isr_exit_cycles",
 	},
 	{
 		ID: "freertos-notify-unblock", Quantity: "unblock time through a direct-to-task notification, lower than through a binary semaphore, by",

@@ -8,6 +8,7 @@ package esp32
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"synclab/platforms"
 	"synclab/sim"
@@ -20,7 +21,7 @@ const idfPerfRounds = 1000
 
 func idfPerf() platforms.Experiment {
 	return platforms.Experiment{
-		Name: "esp32-idf-perf",
+		Name: "esp32-perf-tests",
 		Description: "ESP-IDF's FreeRTOS performance tests on the ESP32 model, each timed path as the test drives it: " +
 			"portENTER/EXIT_CRITICAL_ISR on a free portMUX (test_spinlocks.c), a task yielding to an equal-priority task on one " +
 			"core (test_freertos_scheduling_time.c), a level-1 interrupt triggered by a task, its entry, and its exit back to the " +
@@ -42,32 +43,33 @@ func idfPerf() platforms.Experiment {
 
 func runIDFPerf(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 	if spec.Variant != "test-apps" {
-		return platforms.RunResult{}, fmt.Errorf("esp32-idf-perf: variant %q unknown; known: test-apps", spec.Variant)
+		return platforms.RunResult{}, fmt.Errorf("esp32-perf-tests: variant %q unknown; known: test-apps", spec.Variant)
 	}
 	cfg, err := ConfigFrom(spec.Params)
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	clk := sim.Clock{Hz: int64(cfg.CPUMHz) * 1_000_000}
-	cycles := func(t sim.Time) float64 { return float64(t) / float64(clk.Cycles(1)) }
+	// mean is the mean of ts in CPU cycles, to a thousandth: each path's
+	// pieces are whole cycles, rounded to the picosecond one by one.
 	mean := func(ts []sim.Time) float64 {
 		var sum sim.Time
 		for _, t := range ts {
 			sum += t
 		}
-		return cycles(sum) / float64(max(len(ts), 1))
+		c := float64(sum) * float64(cfg.CPUMHz) * 1e6 / float64(sim.Second) / float64(max(len(ts), 1))
+		return math.Round(c*1000) / 1000
 	}
 	pair, err := perfPortMux(ctx, cfg)
 	if err != nil {
-		return platforms.RunResult{}, fmt.Errorf("esp32-idf-perf portmux: %w", err)
+		return platforms.RunResult{}, fmt.Errorf("esp32-perf-tests portmux: %w", err)
 	}
 	sched, err := perfScheduling(ctx, cfg)
 	if err != nil {
-		return platforms.RunResult{}, fmt.Errorf("esp32-idf-perf scheduling: %w", err)
+		return platforms.RunResult{}, fmt.Errorf("esp32-perf-tests scheduling: %w", err)
 	}
 	enter, exit, err := isrRun(ctx, cfg)
 	if err != nil {
-		return platforms.RunResult{}, fmt.Errorf("esp32-idf-perf isr latency: %w", err)
+		return platforms.RunResult{}, fmt.Errorf("esp32-perf-tests isr latency: %w", err)
 	}
 	m := map[string]float64{"portmux_pair_cycles": mean(pair), "scheduling_cycles": mean(sched),
 		"isr_enter_cycles": mean(enter), "isr_exit_cycles": mean(exit)}

@@ -63,9 +63,10 @@ func pingParams() platforms.Params {
 	)
 }
 
-// genericPingParams adds the generic part's shape: cores and cluster size.
+// genericPingParams adds the generic part's shape, cores and cluster size,
+// and drops the A53 clock: the part has A72-like cores only.
 func genericPingParams() platforms.Params {
-	ps := pingParams()
+	ps := slices.DeleteFunc(pingParams(), func(p platforms.Param) bool { return p.Key == "a53_mhz" })
 	for i := range ps {
 		switch ps[i].Key {
 		case "cpu_a":
@@ -75,7 +76,7 @@ func genericPingParams() platforms.Params {
 		}
 	}
 	return append(ps,
-		platforms.Param{Key: "cores", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Source: "generic N-core builder",
+		platforms.Param{Key: "soc_cores", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Source: "generic N-core builder",
 			Doc: "cores of the generic part (clusters of per_cluster A72-like cores)", Min: 2, Max: 64, Low: 2, High: 16},
 		platforms.Param{Key: "per_cluster", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Source: "generic N-core builder (Raspberry Pi 4: one cluster of 4 A72)",
 			Doc: "cores per cluster", Min: 1, Max: 64, Low: 2, High: 4},
@@ -109,7 +110,7 @@ func pingPong() platforms.Experiment {
 func genericPingPong() platforms.Experiment {
 	return platforms.Experiment{
 		Name: "generic-pingpong",
-		Description: "rk3399-pingpong on the generic N-core builder: cores A72-like cores (the RK3399's A72 latencies and OPPs) in " +
+		Description: "rk3399-pingpong on the generic N-core builder: soc_cores A72-like cores (the RK3399's A72 latencies and OPPs) in " +
 			"clusters of per_cluster, e.g. one cluster of four like the Raspberry Pi 4's BCM2711.",
 		Platform: "generic",
 		Params:   genericPingParams(),
@@ -123,7 +124,7 @@ func genericPingPong() platforms.Experiment {
 			if err != nil {
 				return platforms.RunResult{}, err
 			}
-			n := int(spec.Params["cores"])
+			n := int(spec.Params["soc_cores"])
 			soc, err := generic.NCore(fmt.Sprintf("generic-%d", n), n, int(spec.Params["per_cluster"]), rk.Clusters[1], rk)
 			if err != nil {
 				return platforms.RunResult{}, err

@@ -19,11 +19,11 @@ import (
 
 func wakeParams() platforms.Params {
 	return append(Params(),
-		platforms.Param{Key: "cpu_a", Value: 4, Unit: "cpu", Prov: platforms.CODE, Source: "scenario",
+		platforms.Param{Key: "holder_cpu", Value: 4, Unit: "cpu", Prov: platforms.CODE, Source: "scenario",
 			Doc: "CPU of the holder", Min: 0, Max: 5},
-		platforms.Param{Key: "cpu_b", Value: 5, Unit: "cpu", Prov: platforms.CODE, Source: "scenario",
+		platforms.Param{Key: "waiter_cpu", Value: 5, Unit: "cpu", Prov: platforms.CODE, Source: "scenario",
 			Doc: "CPU of the waiter", Min: 0, Max: 5},
-		platforms.Param{Key: "rounds", Value: 400, Unit: "rounds", Prov: platforms.CODE, Source: "scenario: the mean's sampling error is about 3% of half a period at 400 rounds",
+		platforms.Param{Key: "handoffs", Value: 400, Unit: "hand-offs", Prov: platforms.CODE, Source: "scenario: the mean's sampling error is about 3% of half a period at 400 rounds",
 			Doc: "hand-offs measured", Min: 1, Max: 1e5},
 		platforms.Param{Key: "hold_max_us", Value: 20000, Unit: "us", Prov: platforms.CODE,
 			Source: "scenario: 20 ms is a whole number of tick periods at HZ 100, 250, 300 and 1000, so a hold of U[0, 20 ms] puts the release at a uniform phase",
@@ -36,8 +36,8 @@ func wakeParams() platforms.Params {
 func wake() platforms.Experiment {
 	return platforms.Experiment{
 		Name: "rk3399-wake",
-		Description: "One qspinlock waiter alone on the RK3399 model under Linux 5.10: cpu_a holds the lock for U[0, hold_max_us], " +
-			"cpu_b waits with spin_lock (interrupts enabled) in WFE (smp_cond_load_acquire) or WFI (the article's fault); " +
+		Description: "One qspinlock waiter alone on the RK3399 model under Linux 5.10: holder_cpu holds the lock for U[0, hold_max_us], " +
+			"waiter_cpu waits with spin_lock (interrupts enabled) in WFE (smp_cond_load_acquire) or WFI (the article's fault); " +
 			"release_to_acquire_us is the time from the release to the waiter holding the lock. WFE: a line transfer and the wake; " +
 			"WFI: the waiter's next tick, half a tick period later on average; WFE with lost wake-ups: the event stream's next event.",
 		Platform: "rk3399",
@@ -65,9 +65,9 @@ func runWake(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 	if err := wakeParams().SetFrom(v, true); err != nil {
 		return platforms.RunResult{}, fmt.Errorf("rk3399-wake: %w", err)
 	}
-	a, b, n := int(v["cpu_a"]), int(v["cpu_b"]), int(v["rounds"])
+	a, b, n := int(v["holder_cpu"]), int(v["waiter_cpu"]), int(v["handoffs"])
 	if a == b {
-		return platforms.RunResult{}, fmt.Errorf("rk3399-wake: cpu_a = cpu_b = %d; want two CPUs", a)
+		return platforms.RunResult{}, fmt.Errorf("rk3399-wake: holder_cpu = waiter_cpu = %d; want two CPUs", a)
 	}
 	soc, err := SoC(v)
 	if err != nil {
