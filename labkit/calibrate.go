@@ -152,7 +152,8 @@ type FitParam struct {
 	Identifiable bool `json:"identifiable"`
 	// Outside says where the value left its cited ranges: "" (inside
 	// Low..High), "plausible" (outside the ASSUME range) or "accepted" (at
-	// the model's Min or Max: the data wanted further).
+	// the model's Min or Max, within 1% of the plausible width: the data
+	// wanted further).
 	Outside string `json:"outside,omitempty"`
 }
 
@@ -497,8 +498,8 @@ func (c *calib) report(x []float64) (*Fit, error) {
 			t := tQuantile(0.95, float64(f.DOF))
 			fp.Low, fp.High = th[j]-t*s, th[j]+t*s
 		}
-		switch {
-		case th[j] <= pp.Min || th[j] >= pp.Max:
+		switch edge := 0.01 * scale(pp); {
+		case th[j] <= pp.Min+edge || th[j] >= pp.Max-edge:
 			fp.Outside = "accepted"
 		case th[j] < pp.Low || th[j] > pp.High:
 			fp.Outside = "plausible"

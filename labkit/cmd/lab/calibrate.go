@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"synclab/labkit"
@@ -24,6 +25,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	out := fs.String("o", "", "write the profile (measurements and fit) to this file, for lab run -profile")
 	repeats := fs.Int("repeats", 0, "repeats per run (default: each experiment's)")
 	maxEvals := fs.Int("max-evals", 200, "model evaluations the search may use")
+	metrics := fs.String("metrics", "", "use only the rows of these metrics, comma-separated (default: all)")
 	workers := fs.Int("workers", 0, "parallel runs (default GOMAXPROCS)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: lab calibrate FILE.csv -fit key,key,... [flags]\n"+
@@ -44,6 +46,13 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	ms, err := readMeasurements(pos[0])
 	if err != nil {
 		return usageError{err}
+	}
+	if *metrics != "" {
+		keep := strings.Split(*metrics, ",")
+		ms = slices.DeleteFunc(ms, func(m labkit.Measurement) bool { return !slices.Contains(keep, m.Metric) })
+		if len(ms) == 0 {
+			return badInput("-metrics %s: no row of %s measures these", *metrics, pos[0])
+		}
 	}
 	opt := labkit.CalibrateOptions{Fit: strings.Split(*fit, ","), Settings: sets, Repeats: *repeats, MaxEvals: *maxEvals, Workers: *workers}
 	f, err := labkit.Calibrate(ctx, ms, lookup, opt)
