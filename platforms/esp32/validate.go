@@ -174,3 +174,65 @@ func isrRun(ctx context.Context, cfg Config) (enter, exit []sim.Time, err error)
 	})
 	return enter, exit, err
 }
+
+// The core-to-core ping-pong on the ESP32 (bench/board/esp32 measures it):
+// the two cores flip one word of internal SRAM between PING and PONG with
+// S32C1I compare-and-set, each retrying in a tight loop, as the portMUX
+// acquire loop does. Internal SRAM has no cache: each attempt is an atomic
+// at the shared SRAM port.
+func pingPong() platforms.Experiment {
+	return platforms.Experiment{
+		Name: "esp32-pingpong",
+		Description: "ESP32 core-to-core ping-pong: core 0 and core 1 flip one internal-SRAM word between PING and PONG with " +
+			"S32C1I compare-and-set (esp_cpu_compare_and_set), retrying every spin_loop_cycles; one_way_ns is the round trip " +
+			"over two: the retry loop's phase plus the S32C1I at the SRAM port. No kernel: the tasks run undisturbed.",
+		Platform: "esp32",
+		Params: append(Params(), platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Min: 1, Max: 1e6,
+			Source: "scenario (bench/board/esp32 runs 100,000)", Doc: "timed round trips"}),
+		Variants: []platforms.Variant{{Name: "s32c1i", Doc: "esp_cpu_compare_and_set: WSR SCOMPARE1, S32C1I"}},
+		Repeats:  1, Seed: 1,
+		Metrics: []platforms.Metric{{Name: "one_way_ns", Unit: "ns", Better: platforms.Lower, Doc: "round-trip time over two"}},
+		Run:     runPingPong,
+	}
+}
+
+func runPingPong(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+	if spec.Variant != "s32c1i" {
+		return platforms.RunResult{}, fmt.Errorf("esp32-pingpong: variant %q unknown; known: s32c1i", spec.Variant)
+	}
+	cfg, err := ConfigFrom(spec.Params)
+	if err != nil {
+		return platforms.RunResult{}, err
+	}
+	n := int(spec.Params["rounds"])
+	if n < 1 {
+		return platforms.RunResult{}, fmt.Errorf("esp32-pingpong: rounds %d must be >= 1", n)
+	}
+	e := sim.NewEngine(spec.Seed)
+	defer e.Close()
+	soc, err := NewSoC(e, cfg)
+	if err != nil {
+		return platforms.RunResult{}, err
+	}
+	const ping, pong = 0, 1
+	word := soc.Alloc(4, 8)
+	var start, end sim.Time
+	e.Spawn(soc.Cores[1], "pong", func(p *sim.Proc) {
+		for range n + 1 {
+			p.SpinCAS(word, ping, pong, cfg.SpinLoop)
+		}
+	})
+	e.Spawn(soc.Cores[0], "ping", func(p *sim.Proc) {
+		// The first flip settles who goes first; the timing starts after it.
+		p.SpinCAS(word, pong, ping, cfg.SpinLoop)
+		start = p.Now()
+		for range n {
+			p.SpinCAS(word, pong, ping, cfg.SpinLoop)
+		}
+		end = p.Now()
+	})
+	if err := e.Run(ctx); err != nil {
+		return platforms.RunResult{}, err
+	}
+	return platforms.RunResult{Metrics: map[string]float64{"one_way_ns": (end - start).Nanos() / float64(2*n)}}, nil
+}

@@ -2,6 +2,7 @@ package esp32
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -57,6 +58,31 @@ func TestIDFPerfPaths(t *testing.T) {
 	}
 	e := idfPerf()
 	if _, err := e.Run(context.Background(), platforms.RunSpec{Variant: "x", Params: e.Params.Values()}); err == nil {
+		t.Error("unknown variant accepted")
+	}
+}
+
+// TestPingPongS32C1I: a hop is at least the S32C1I's hold of the SRAM port
+// (twice the occupancy of a plain access) and grows with it.
+func TestPingPongS32C1I(t *testing.T) {
+	prev := 0.0
+	for _, occ := range []float64{1, 2, 4} {
+		e, err := pingPong().WithSettings(fmt.Sprintf("sram_occupancy_cycles=%g", occ), "rounds=200")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Run(context.Background(), platforms.RunSpec{Variant: "s32c1i", Params: e.Params.Values(), Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns := r.Metrics["one_way_ns"]
+		if cycles := ns * 240 / 1000; cycles < 2*occ-0.01 || ns <= prev {
+			t.Errorf("occupancy %g: one way %g ns (%g cycles), previous %g ns: want at least %g cycles and growing", occ, ns, cycles, prev, 2*occ)
+		}
+		prev = ns
+	}
+	e := pingPong()
+	if _, err := e.Run(context.Background(), platforms.RunSpec{Variant: "cas", Params: e.Params.Values()}); err == nil {
 		t.Error("unknown variant accepted")
 	}
 }
