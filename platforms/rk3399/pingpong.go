@@ -84,39 +84,32 @@ func genericPingParams() platforms.Params {
 }
 
 func pingPong() platforms.Experiment {
-	return platforms.Experiment{
-		Name: "rk3399-pingpong",
-		Description: "Core-to-core latency on the RK3399 model, as nviennot/core-to-core-latency measures it: two threads pinned to " +
-			"cpu_a and cpu_b flip one word between PING and PONG with compare-and-exchange; one_way_ns is the round trip over two. " +
-			"cpu4-cpu5 are the two A72 sharing an L2, cpu0-cpu3 the A53s, an A53-A72 pair crosses the CCI-500. No OS: the threads " +
+	return pingExperiment("rk3399-pingpong", "rk3399",
+		"Core-to-core latency on the RK3399 model, as nviennot/core-to-core-latency measures it: two threads pinned to "+
+			"cpu_a and cpu_b flip one word between PING and PONG with compare-and-exchange; one_way_ns is the round trip over two. "+
+			"cpu4-cpu5 are the two A72 sharing an L2, cpu0-cpu3 the A53s, an A53-A72 pair crosses the CCI-500. No OS: the threads "+
 			"run undisturbed (the benchmark's ticks and its timer reads are left out).",
-		Platform: "rk3399",
-		Params:   pingParams(),
-		Variants: pingVariants,
-		Repeats:  1, Seed: 7,
-		Metrics: pingMetrics,
-		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
-			pv := Defaults()
-			maps.Copy(pv, spec.Params)
-			soc, err := SoC(pv)
-			if err != nil {
-				return platforms.RunResult{}, err
-			}
-			return runPingPong(ctx, spec, soc)
-		},
-	}
+		pingParams(), 7, func(rk generic.SoC, _ map[string]float64) (generic.SoC, error) { return rk, nil })
 }
 
 func genericPingPong() platforms.Experiment {
-	return platforms.Experiment{
-		Name: "generic-pingpong",
-		Description: "rk3399-pingpong on the generic N-core builder: soc_cores A72-like cores (the RK3399's A72 latencies and OPPs) in " +
+	return pingExperiment("generic-pingpong", "generic",
+		"rk3399-pingpong on the generic N-core builder: soc_cores A72-like cores (the RK3399's A72 latencies and OPPs) in "+
 			"clusters of per_cluster, e.g. one cluster of four like the Raspberry Pi 4's BCM2711.",
-		Platform: "generic",
-		Params:   genericPingParams(),
-		Variants: pingVariants,
-		Repeats:  1, Seed: 8,
-		Metrics: pingMetrics,
+		genericPingParams(), 8, func(rk generic.SoC, v map[string]float64) (generic.SoC, error) {
+			n := int(v["soc_cores"])
+			return generic.NCore(fmt.Sprintf("generic-%d", n), n, int(v["per_cluster"]), rk.Clusters[1], rk)
+		})
+}
+
+// pingExperiment is a ping-pong experiment on the part that part builds
+// from the RK3399 (its parameters at their defaults, overridden by the run's).
+func pingExperiment(name, platform, desc string, params platforms.Params, seed uint64,
+	part func(rk generic.SoC, v map[string]float64) (generic.SoC, error)) platforms.Experiment {
+	return platforms.Experiment{
+		Name: name, Description: desc, Platform: platform,
+		Params: params, Variants: pingVariants, Metrics: pingMetrics,
+		Repeats: 1, Seed: seed,
 		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 			pv := Defaults()
 			maps.Copy(pv, spec.Params)
@@ -124,8 +117,7 @@ func genericPingPong() platforms.Experiment {
 			if err != nil {
 				return platforms.RunResult{}, err
 			}
-			n := int(spec.Params["soc_cores"])
-			soc, err := generic.NCore(fmt.Sprintf("generic-%d", n), n, int(spec.Params["per_cluster"]), rk.Clusters[1], rk)
+			soc, err := part(rk, spec.Params)
 			if err != nil {
 				return platforms.RunResult{}, err
 			}
