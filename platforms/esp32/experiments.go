@@ -9,7 +9,7 @@ import (
 // Experiments returns the ESP32 experiments: the article's critical-section
 // benchmark, priority inversion and the unblock latency FreeRTOS documents.
 func Experiments() []platforms.Experiment {
-	return []platforms.Experiment{criticalSection(), priorityInversion(), notifyUnblock()}
+	return []platforms.Experiment{criticalSection(), priorityInversion(), notifyUnblock(), idfPerf(), pingPong()}
 }
 
 func criticalSection() platforms.Experiment {

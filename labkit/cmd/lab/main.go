@@ -82,6 +82,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdBench(ctx, rest, stdout, stderr)
 	case "report":
 		err = cmdReport(ctx, rest, stderr)
+	case "validate":
+		err = cmdValidate(ctx, rest, stdout, stderr)
+	case "calibrate":
+		err = cmdCalibrate(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
