@@ -2,16 +2,19 @@ package labkit
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"synclab/platforms"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"synclab/platforms"
 )
 
 // FormatVersion is the version of the result file format.
@@ -27,29 +30,68 @@ const headerLen = 8 + 4 + 8 + sha256.Size
 var (
 	ErrForeign   = errors.New("not a SyncLab result file")
 	ErrTruncated = errors.New("truncated result file")
-	ErrCorrupt   = errors.New("corrupt result file (checksum or decoding failed)")
+	ErrCorrupt   = errors.New("corrupt result file (checksum, decoding or validation failed)")
 	ErrVersion   = errors.New("result file format version not supported")
 )
 
-// Encode serialises r in the result file format.
-func Encode(r *Result) ([]byte, error) {
-	payload, err := msgpack.Marshal(r)
-	if err != nil {
+// marshal encodes v as msgpack with sorted map keys, so that equal values
+// give equal bytes.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	buf.Write(magic[:])
-	_ = binary.Write(&buf, binary.LittleEndian, uint32(FormatVersion))
-	_ = binary.Write(&buf, binary.LittleEndian, uint64(len(payload)))
-	sum := sha256.Sum256(payload)
-	buf.Write(sum[:])
-	buf.Write(payload)
 	return buf.Bytes(), nil
 }
 
+// unmarshal decodes msgpack data into v after checking its declared lengths
+// (checkLengths), reading through ctx so that a cancel stops it.
+func unmarshal(ctx context.Context, b []byte, v any) error {
+	if err := checkLengths(b); err != nil {
+		return err
+	}
+	return msgpack.NewDecoder(ctxReader{ctx, bytes.NewReader(b)}).Decode(v)
+}
+
+// ctxReader reads from r until ctx is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// Encode serialises r in the result file format.
+func Encode(r *Result) ([]byte, error) {
+	payload, err := marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, headerLen, headerLen+len(payload))
+	copy(out, magic[:])
+	binary.LittleEndian.PutUint32(out[8:], FormatVersion)
+	binary.LittleEndian.PutUint64(out[12:], uint64(len(payload)))
+	sum := sha256.Sum256(payload)
+	copy(out[20:], sum[:])
+	return append(out, payload...), nil
+}
+
 // Decode parses a result file's bytes, rejecting foreign, truncated, corrupt
-// and unsupported-version data with one of the Err values.
-func Decode(b []byte) (*Result, error) {
+// and unsupported-version data with one of the Err values. A declared
+// length larger than the bytes that remain is corrupt before anything is
+// allocated for it, and a decoded result must be consistent with its own
+// definition (its runs those of its shard, in job order, each once, with
+// every metric; all of them when it is complete) or it is corrupt.
+func Decode(b []byte) (*Result, error) { return decode(context.Background(), b) }
+
+func decode(ctx context.Context, b []byte) (*Result, error) {
 	if len(b) < len(magic) || !bytes.Equal(b[:len(magic)], magic[:]) {
 		if len(b) < len(magic) && bytes.HasPrefix(magic[:], b) {
 			return nil, ErrTruncated
@@ -74,7 +116,13 @@ func Decode(b []byte) (*Result, error) {
 		return nil, ErrCorrupt
 	}
 	var r Result
-	if err := msgpack.Unmarshal(payload, &r); err != nil {
+	if err := unmarshal(ctx, payload, &r); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if err := r.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return &r, nil
@@ -82,61 +130,31 @@ func Decode(b []byte) (*Result, error) {
 
 // Save writes r to path atomically (see WriteFileAtomic) with mode 0644, so
 // a reader never sees a partial file.
-func Save(path string, r *Result) error {
+func Save(path string, r *Result) error { return save(context.Background(), path, r) }
+
+func save(ctx context.Context, path string, r *Result) error {
 	b, err := Encode(r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return WriteFileAtomic(path, b, 0o644)
-}
-
-// WriteFileAtomic writes b to a temporary file in path's directory (created
-// if missing), gives it mode perm (not narrowed by the umask), syncs it and
-// renames it over path, so a reader sees the old or the new content, never
-// a partial file.
-func WriteFileAtomic(path string, b []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // no-op after a successful rename
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil { // CreateTemp makes the file 0600
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return writeFileAtomic(ctx, path, b, 0o644)
 }
 
 // Load reads a result file; errors name the path (a missing file satisfies
 // errors.Is(err, os.ErrNotExist)).
-func Load(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
+func Load(path string) (*Result, error) { return load(context.Background(), path) }
+
+func load(ctx context.Context, path string) (*Result, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := Decode(b)
+	defer f.Close()
+	b, err := io.ReadAll(ctxReader{ctx, f})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r, err := decode(ctx, b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -159,10 +177,10 @@ func cachePath(dir, name, hash string, shard Shard) string {
 }
 
 // Merge combines shard results of one experiment into a complete result. It
-// checks that all shards share the definition hash and the code version
-// (CodeVersion.Key), that each of the n
-// shards is present exactly once and complete (not interrupted, no failed
-// runs).
+// checks that each part is consistent (as Decode does), that all share the
+// definition hash and a known code version (CodeVersion.Key), and that each
+// of the n shards is present exactly once and complete (not interrupted, no
+// failed runs).
 func Merge(parts ...*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no result files")
@@ -171,9 +189,14 @@ func Merge(parts ...*Result) (*Result, error) {
 	n := max(first.Shard.Count, 1)
 	seen := make([]bool, n)
 	for _, p := range parts {
+		if err := p.check(); err != nil {
+			return nil, fmt.Errorf("merge: shard %s: %w", p.Shard, err)
+		}
 		switch {
 		case p.Hash != first.Hash:
 			return nil, fmt.Errorf("merge: results of different definitions (%s %s vs %s %s)", first.Experiment.Name, first.Hash, p.Experiment.Name, p.Hash)
+		case p.Code.Key() == "":
+			return nil, fmt.Errorf("merge: shard %s was computed by code of unknown version (%s), which cannot be checked against the others", p.Shard, p.Code)
 		case p.Code.Key() != first.Code.Key():
 			return nil, fmt.Errorf("merge: shards %s and %s computed by different code (%s vs %s)", first.Shard, p.Shard, first.Code, p.Code)
 		case max(p.Shard.Count, 1) != n:
@@ -204,8 +227,8 @@ func Merge(parts ...*Result) (*Result, error) {
 	}
 	jobIndex := func(r Run) int { return jobIndex(first.Experiment, order[r.Variant], r.Point, r.Repeat) }
 	slices.SortFunc(out.Runs, func(a, b Run) int { return jobIndex(a) - jobIndex(b) })
-	if want := len(jobs(first.Experiment, Shard{})); len(out.Runs) != want {
-		return nil, fmt.Errorf("merge: %d runs, the experiment has %d", len(out.Runs), want)
+	if err := out.check(); err != nil { // the union is the whole experiment
+		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return &out, nil
 }
