@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // A journal keeps the runs of an experiment as they finish, so that an
@@ -103,7 +105,7 @@ func startJournal(ctx context.Context, f *os.File, h journalHeader, fresh bool, 
 		return nil, nil, err
 	}
 	if end == 0 {
-		head, err := marshal(h)
+		head, err := msgpack.Marshal(h)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -177,7 +179,7 @@ func frame(p []byte) []byte {
 // add queues a finished run for writing. A run that cannot be encoded or
 // written is only not journaled: the run itself goes on.
 func (j *journal) add(run Run) {
-	p, err := marshal(run)
+	p, err := msgpack.Marshal(run)
 	if err != nil {
 		return
 	}

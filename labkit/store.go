@@ -34,18 +34,6 @@ var (
 	ErrVersion   = errors.New("result file format version not supported")
 )
 
-// marshal encodes v as msgpack with sorted map keys, so that equal values
-// give equal bytes.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
-	enc.SetSortMapKeys(true)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // unmarshal decodes msgpack data into v after checking its declared lengths
 // (checkLengths), reading through ctx so that a cancel stops it.
 func unmarshal(ctx context.Context, b []byte, v any) error {
@@ -70,7 +58,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // Encode serialises r in the result file format.
 func Encode(r *Result) ([]byte, error) {
-	payload, err := marshal(r)
+	payload, err := msgpack.Marshal(r)
 	if err != nil {
 		return nil, err
 	}

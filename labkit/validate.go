@@ -3,6 +3,7 @@ package labkit
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"synclab/platforms"
 )
@@ -176,4 +177,51 @@ func (r *Result) check() error {
 		prev = j
 	}
 	return nil
+}
+
+// RunsDiff describes the first difference between the runs of a and b (in
+// job order: variant, point, repeat, seed, error, then each metric and
+// sample, floats compared bit for bit), or returns "" when they hold the
+// same runs. Two computations of one definition by one code version give
+// the same runs, however they were scheduled, sharded or interrupted.
+func RunsDiff(a, b *Result) string {
+	if len(a.Runs) != len(b.Runs) {
+		return fmt.Sprintf("%d runs vs %d", len(a.Runs), len(b.Runs))
+	}
+	for i, x := range a.Runs {
+		y := b.Runs[i]
+		if x.Variant != y.Variant || x.Point != y.Point || x.Repeat != y.Repeat || x.Seed != y.Seed || x.Err != y.Err {
+			return fmt.Sprintf("run %d: %s %d %d %d %q vs %s %d %d %d %q", i, x.Variant, x.Point, x.Repeat, x.Seed, x.Err, y.Variant, y.Point, y.Repeat, y.Seed, y.Err)
+		}
+		if d := floatsDiff(x.Metrics, y.Metrics, func(v float64) []float64 { return []float64{v} }); d != "" {
+			return fmt.Sprintf("run %d: metric %s", i, d)
+		}
+		if d := floatsDiff(x.Samples, y.Samples, func(v []float64) []float64 { return v }); d != "" {
+			return fmt.Sprintf("run %d: samples %s", i, d)
+		}
+	}
+	return ""
+}
+
+// floatsDiff compares two maps of float values bit for bit.
+func floatsDiff[V any](a, b map[string]V, floats func(V) []float64) string {
+	if len(a) != len(b) {
+		return fmt.Sprintf("%d names vs %d", len(a), len(b))
+	}
+	for k, va := range a {
+		vb, ok := b[k]
+		if !ok {
+			return k + " missing"
+		}
+		fa, fb := floats(va), floats(vb)
+		if len(fa) != len(fb) {
+			return fmt.Sprintf("%s: %d values vs %d", k, len(fa), len(fb))
+		}
+		for i := range fa {
+			if math.Float64bits(fa[i]) != math.Float64bits(fb[i]) {
+				return fmt.Sprintf("%s[%d]: %v vs %v", k, i, fa[i], fb[i])
+			}
+		}
+	}
+	return ""
 }

@@ -127,6 +127,18 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-bogus"}, "flag provided but not defined"},
 		{[]string{"platforms", "nowhere"}, "platforms: cli-bench"},
 		{[]string{"merge", filepath.Join(t.TempDir(), "missing.msgpack")}, "missing.msgpack"},
+		{[]string{"run", "lock-scaling", "-set", "cores=2.5"}, "parameter cores: value 2.5 is not a whole number"},
+		{[]string{"run", "esp32-critical-section", "-set", "tasks=2.7"}, "parameter tasks: value 2.7 is not a whole number"},
+		{[]string{"run", "cli-fixture", "-repeats", "0"}, "-repeats 0: want at least 1"},
+		{[]string{"run", "cli-fixture", "-repeats", "-3"}, "-repeats -3: want at least 1"},
+		{[]string{"run", "lock-scaling", "-repeats", "1000000000"}, "4 variants x 6 sweep points x 1000000000 repeats = 2.4e+10 runs, more than the 1000000"},
+		{[]string{"run", "cli-fixture", "-shard", "0/2", "-o", "r.html"}, "-shard writes the shard's result file only"},
+		{[]string{"run", "cli-fixture", "-shard", "0/2", "-json"}, "-shard writes the shard's result file only"},
+		{[]string{"run", "cli-fixture", "-runs"}, "-runs lists the runs in the JSON output: add -json"},
+		{[]string{"run", "cli-fixture", "-json", "-csv", "-"}, "-json and -csv - both write stdout"},
+		{[]string{"run", "cli-fixture", "-o", os.DevNull}, "-o: /dev/null is a device, not a regular file"},
+		{[]string{"run", "cli-fixture", "-csv", t.TempDir()}, "is a directory, not a regular file"},
+		{[]string{"merge", "-runs", "x.msgpack"}, "add -json"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, tc.args...)
