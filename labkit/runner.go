@@ -82,10 +82,13 @@ func (s Shard) has(job int) bool { return s.Count <= 1 || job%s.Count == s.Index
 
 // size returns how many of total jobs the shard holds.
 func (s Shard) size(total int) int {
-	if s.Count <= 1 {
+	switch {
+	case s.Count <= 1:
 		return total
+	case s.Index >= total:
+		return 0
 	}
-	return max(0, (total-s.Index+s.Count-1)/s.Count)
+	return (total-s.Index-1)/s.Count + 1
 }
 
 // job returns the job index of the shard's k-th job; pos is its inverse.
@@ -280,7 +283,7 @@ func newBatch(e platforms.Experiment, shard Shard) (*batch, error) {
 	if e.Run == nil {
 		return nil, errNoRun(e)
 	}
-	if err := e.Validate(); err != nil {
+	if err := validate(e); err != nil {
 		return nil, err
 	}
 	total, err := RunCount(e)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -220,6 +221,10 @@ func TestDecodeValidatesTheResult(t *testing.T) {
 		{"negative shard count", func(r *Result) { r.Shard = Shard{Index: 0, Count: -3} }, "shard 0/-3"},
 		{"hash of another definition", func(r *Result) { r.Experiment.Seed++ }, "does not match its definition"},
 		{"invalid definition", func(r *Result) { r.Experiment.Repeats = 0 }, "repeats 0"},
+		{"infinite parameter", func(r *Result) { r.Experiment.Params[0].Max, r.Experiment.Params[0].Value = math.Inf(1), math.Inf(1) }, "parameter work: value +Inf is not finite"},
+		{"infinite sweep value", func(r *Result) {
+			r.Experiment.Params[0].Max, r.Experiment.Sweep[0].Values[2] = math.Inf(1), math.Inf(1)
+		}, "sweep over work: value +Inf"},
 		{"too many runs", func(r *Result) { r.Experiment.Repeats = MaxRuns; r.Hash = r.Experiment.Hash() }, "more than the 1000000"},
 		{"complete with a failure", func(r *Result) { r.Runs[2].Err = "boom" }, "complete result with a failed run"},
 	}

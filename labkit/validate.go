@@ -88,6 +88,27 @@ func checkLengths(b []byte) error {
 	return nil
 }
 
+// validate is e.Validate, which also refuses values that are not finite
+// (platforms.Experiment.Hash cannot encode them).
+func validate(e platforms.Experiment) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	for _, p := range e.Params {
+		if math.IsInf(p.Value, 0) {
+			return fmt.Errorf("experiment %s: parameter %s: value %g is not finite", e.Name, p.Key, p.Value)
+		}
+	}
+	for _, a := range e.Sweep {
+		for _, v := range a.Values {
+			if math.IsInf(v, 0) {
+				return fmt.Errorf("experiment %s: sweep over %s: value %g is not finite", e.Name, a.Param, v)
+			}
+		}
+	}
+	return nil
+}
+
 // checker validates runs against the experiment definition and shard they
 // claim to belong to.
 type checker struct {
@@ -148,7 +169,7 @@ func (c *checker) job(run Run) (int, error) {
 // that shard in job order, each once, with every metric, as many as the
 // shard has when Complete (which also means no run failed).
 func (r *Result) check() error {
-	if err := r.Experiment.Validate(); err != nil {
+	if err := validate(r.Experiment); err != nil {
 		return err
 	}
 	if h := r.Experiment.Hash(); r.Hash != h {
