@@ -62,13 +62,18 @@ func Encode(r *Result) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return encodePayload(payload), nil
+}
+
+// encodePayload puts the result file header in front of a msgpack payload.
+func encodePayload(payload []byte) []byte {
 	out := make([]byte, headerLen, headerLen+len(payload))
 	copy(out, magic[:])
 	binary.LittleEndian.PutUint32(out[8:], FormatVersion)
 	binary.LittleEndian.PutUint64(out[12:], uint64(len(payload)))
 	sum := sha256.Sum256(payload)
 	copy(out[20:], sum[:])
-	return append(out, payload...), nil
+	return append(out, payload...)
 }
 
 // Decode parses a result file's bytes, rejecting foreign, truncated, corrupt

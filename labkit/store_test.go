@@ -172,18 +172,6 @@ func TestStoreReadsFilesWithFormatField(t *testing.T) {
 	}
 }
 
-// encodePayload frames a msgpack payload as a result file with a valid
-// checksum, as a crafted file would be.
-func encodePayload(payload []byte) []byte {
-	out := make([]byte, headerLen, headerLen+len(payload))
-	copy(out, magic[:])
-	binary.LittleEndian.PutUint32(out[8:], FormatVersion)
-	binary.LittleEndian.PutUint64(out[12:], uint64(len(payload)))
-	sum := sha256.Sum256(payload)
-	copy(out[20:], sum[:])
-	return append(out, payload...)
-}
-
 // hugeRunsFile is a 63-byte result file with a valid checksum whose payload,
 // {"runs": array32}, declares 2^32-1 runs.
 func hugeRunsFile() []byte {
