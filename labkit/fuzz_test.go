@@ -52,7 +52,7 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if err := r.check(); err != nil {
+			if err := r.check(context.Background()); err != nil {
 				t.Fatalf("Decode accepted an inconsistent result: %v", err)
 			}
 			again, err := Encode(r)
@@ -92,8 +92,8 @@ func FuzzMerge(f *testing.F) {
 			return
 		}
 		total, _ := RunCount(m.Experiment)
-		if m.check() != nil || len(m.Runs) != total || !m.Complete {
-			t.Fatalf("Merge returned %d of %d runs: %v", len(m.Runs), total, m.check())
+		if m.check(context.Background()) != nil || len(m.Runs) != total || !m.Complete {
+			t.Fatalf("Merge returned %d of %d runs: %v", len(m.Runs), total, m.check(context.Background()))
 		}
 	})
 }

@@ -343,7 +343,13 @@ func (b *batch) execute(ctx context.Context, opts RunOptions) (*Result, error) {
 	def := e.Clone()
 	def.Run = nil // a result holds the definition as data, in memory as in its file
 	res := &Result{Experiment: def, Hash: b.hash, Code: b.code, Shard: b.shard, Created: time.Now().UTC(), Reused: b.reused}
-	res.Runs = make([]Run, 0, len(b.done))
+	n := 0
+	for _, r := range b.done {
+		if r != nil {
+			n++
+		}
+	}
+	res.Runs = make([]Run, 0, n) // an interrupted batch may have finished few of its runs
 	for _, r := range b.done {
 		if r != nil {
 			res.Runs = append(res.Runs, *r)

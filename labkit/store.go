@@ -57,23 +57,83 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // Encode serialises r in the result file format.
-func Encode(r *Result) ([]byte, error) {
-	payload, err := msgpack.Marshal(r)
+func Encode(r *Result) ([]byte, error) { return encode(context.Background(), r) }
+
+// encode is Encode that stops with ctx's error when ctx is cancelled.
+func encode(ctx context.Context, r *Result) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Write(make([]byte, headerLen))
+	if err := msgpack.NewEncoder(&ctxWriter{ctx: ctx, w: &buf}).Encode(r); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	sum, err := sha256Context(ctx, b[headerLen:])
 	if err != nil {
 		return nil, err
 	}
-	return encodePayload(payload), nil
+	putHeader(b, sum)
+	return b, nil
 }
 
 // encodePayload puts the result file header in front of a msgpack payload.
 func encodePayload(payload []byte) []byte {
-	out := make([]byte, headerLen, headerLen+len(payload))
-	copy(out, magic[:])
-	binary.LittleEndian.PutUint32(out[8:], FormatVersion)
-	binary.LittleEndian.PutUint64(out[12:], uint64(len(payload)))
-	sum := sha256.Sum256(payload)
-	copy(out[20:], sum[:])
-	return append(out, payload...)
+	b := append(make([]byte, headerLen, headerLen+len(payload)), payload...)
+	putHeader(b, sha256.Sum256(payload))
+	return b
+}
+
+// putHeader fills in the header of a result file b whose payload, after
+// the header, has the checksum sum.
+func putHeader(b []byte, sum [sha256.Size]byte) {
+	copy(b, magic[:])
+	binary.LittleEndian.PutUint32(b[8:], FormatVersion)
+	binary.LittleEndian.PutUint64(b[12:], uint64(len(b)-headerLen))
+	copy(b[20:], sum[:])
+}
+
+// sha256Context hashes b, checking ctx between chunks.
+func sha256Context(ctx context.Context, b []byte) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	h := sha256.New()
+	for len(b) > 0 {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		n := min(len(b), writeChunk)
+		h.Write(b[:n])
+		b = b[n:]
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+// ctxWriter writes to w until ctx is cancelled (checked every 64 KiB).
+type ctxWriter struct {
+	ctx context.Context
+	w   *bytes.Buffer
+	n   int
+}
+
+func (c *ctxWriter) Write(p []byte) (int, error) {
+	if err := c.tick(len(p)); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+func (c *ctxWriter) WriteByte(b byte) error {
+	if err := c.tick(1); err != nil {
+		return err
+	}
+	return c.w.WriteByte(b)
+}
+
+func (c *ctxWriter) tick(n int) error {
+	if c.n += n; c.n >= 64<<10 {
+		c.n = 0
+		return c.ctx.Err()
+	}
+	return nil
 }
 
 // Decode parses a result file's bytes, rejecting foreign, truncated, corrupt
@@ -105,7 +165,11 @@ func decode(ctx context.Context, b []byte) (*Result, error) {
 	case uint64(len(payload)) > n:
 		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, uint64(len(payload))-n)
 	}
-	if sum := sha256.Sum256(payload); !bytes.Equal(sum[:], b[20:headerLen]) {
+	sum, err := sha256Context(ctx, payload)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(sum[:], b[20:headerLen]) {
 		return nil, ErrCorrupt
 	}
 	var r Result
@@ -115,7 +179,10 @@ func decode(ctx context.Context, b []byte) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if err := r.check(); err != nil {
+	if err := r.check(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return &r, nil
@@ -126,7 +193,7 @@ func decode(ctx context.Context, b []byte) (*Result, error) {
 func Save(path string, r *Result) error { return save(context.Background(), path, r) }
 
 func save(ctx context.Context, path string, r *Result) error {
-	b, err := Encode(r)
+	b, err := encode(ctx, r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -182,7 +249,7 @@ func Merge(parts ...*Result) (*Result, error) {
 	n := max(first.Shard.Count, 1)
 	seen := make([]bool, n)
 	for _, p := range parts {
-		if err := p.check(); err != nil {
+		if err := p.check(context.Background()); err != nil {
 			return nil, fmt.Errorf("merge: shard %s: %w", p.Shard, err)
 		}
 		switch {
@@ -220,7 +287,7 @@ func Merge(parts ...*Result) (*Result, error) {
 	}
 	jobIndex := func(r Run) int { return jobIndex(first.Experiment, order[r.Variant], r.Point, r.Repeat) }
 	slices.SortFunc(out.Runs, func(a, b Run) int { return jobIndex(a) - jobIndex(b) })
-	if err := out.check(); err != nil { // the union is the whole experiment
+	if err := out.check(context.Background()); err != nil { // the union is the whole experiment
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return &out, nil

@@ -285,7 +285,7 @@ func TestMergeRejectsBadShards(t *testing.T) {
 	if _, err := Merge(parts[0], &unknown); err == nil || !strings.Contains(err.Error(), "unknown version") {
 		t.Fatalf("Merge with code of unknown version: %v", err)
 	}
-	if m, err := Merge(parts...); err != nil || len(m.Runs) != 30 || !m.Complete || m.check() != nil {
+	if m, err := Merge(parts...); err != nil || len(m.Runs) != 30 || !m.Complete || m.check(context.Background()) != nil {
 		t.Fatalf("Merge: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package labkit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -168,7 +169,7 @@ func (c *checker) job(run Run) (int, error) {
 // is valid and hashes to Hash, its shard exists, and its runs are runs of
 // that shard in job order, each once, with every metric, as many as the
 // shard has when Complete (which also means no run failed).
-func (r *Result) check() error {
+func (r *Result) check(ctx context.Context) error {
 	if err := validate(r.Experiment); err != nil {
 		return err
 	}
@@ -184,7 +185,10 @@ func (r *Result) check() error {
 		return fmt.Errorf("%d runs, shard %s of the experiment has %d", len(r.Runs), r.Shard, want)
 	}
 	prev := -1
-	for _, run := range r.Runs {
+	for i, run := range r.Runs {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		j, err := c.job(run)
 		if err != nil {
 			return err

@@ -80,7 +80,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	runErr := err
 	if err != nil && (res == nil || !errors.As(err, &failed) || errors.Is(err, context.Canceled)) {
 		if res != nil && errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "interrupted: %d of the runs finished (kept: the same command resumes from them)\n", len(res.Runs))
+			if len(res.Runs) > 0 {
+				fmt.Fprintf(stderr, "interrupted: %d runs finished (kept: the same command resumes from them)\n", len(res.Runs))
+			}
 			labkit.SummaryTable(res).WriteText(stdout)
 		}
 		return err
