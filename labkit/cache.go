@@ -155,10 +155,10 @@ func (b *batch) openJournal(ctx context.Context, path string, fresh bool, logw i
 		return nil
 	}
 	b.journal = j
-	for _, run := range runs {
-		job, _ := check.job(run) // accepted above
+	for i := range runs {
+		job, _ := check.job(runs[i]) // accepted above
 		if k := b.shard.pos(job); b.done[k] == nil {
-			b.done[k] = &run
+			b.done[k] = &runs[i]
 			b.reused++
 		}
 	}

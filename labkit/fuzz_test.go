@@ -2,12 +2,15 @@ package labkit
 
 import (
 	"context"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"synclab/data"
 )
 
 // Seed corpora live in testdata/fuzz/NAME (crafted files among them); the
@@ -134,6 +137,14 @@ func FuzzReadJournal(f *testing.F) {
 
 // Parsed reference rows, written back as TSV, parse to the same rows.
 func FuzzParseReferences(f *testing.F) {
+	files, _ := fs.Glob(data.Reference, "reference/*.tsv")
+	for _, name := range files {
+		b, err := fs.ReadFile(data.Reference, name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
 	f.Add("article\texperiment\tvariant\tmetric\tvalue\tunit\tquote\n# comment\na\te\tv\tm\t1.5\tms\t\"q\"\n")
 	f.Add("a\te\tv\tm\tnope\tms\tq\n")
 	f.Add("a\te\tv\tm\t1e3\r\n\n \t\n")
