@@ -74,7 +74,7 @@ func notifyUnblock() platforms.Experiment {
 			"notification or a binary semaphore (FreeRTOS documents notifications as ~45% faster, 35% since V8.2.0).",
 		Platform: "esp32",
 		Params: append(Params(),
-			platforms.Param{Key: "rounds", Value: 1000, Unit: "rounds", Prov: platforms.CODE, Min: 1, Max: 1e6,
+			platforms.Param{Key: "rounds", Value: 1000, Unit: "rounds", Prov: platforms.CODE, Integer: true, Min: 1, Max: 1e6,
 				Source: "scenario", Doc: "give/unblock rounds averaged"}),
 		Variants: []platforms.Variant{
 			{Name: GuardNotify, Doc: "xTaskNotifyGive / ulTaskNotifyTake"},

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"synclab/labkit"
 	"synclab/labkit/catalog"
@@ -24,7 +25,14 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGINT (Ctrl-C) and SIGTERM (a batch scheduler) stop the work; the
+	// finished runs are kept (the same command resumes). A second signal
+	// kills at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -41,7 +49,7 @@ const (
 const usage = `usage: lab COMMAND [ARGS]
   list                                   experiments with a one-line description
   run NAME [flags]                       run an experiment (lab run NAME -h: flags, parameters, variants)
-  merge FILES... [-o OUT]                combine the result files of lab run -shard
+  merge FILES... [-o OUT] [-json]        combine the result files of lab run -shard
   platforms [NAME] [-md]                 platform parameters: value, unit, provenance, source (-md: Markdown)
   platforms -readme FILE                 rewrite FILE's parameter tables between <!-- params:begin/end -->
   bench [-json] [-peer=false]            speed figures
