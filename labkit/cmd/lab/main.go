@@ -53,6 +53,9 @@ const usage = `usage: lab COMMAND [ARGS]
   platforms [NAME] [-md]                 platform parameters: value, unit, provenance, source (-md: Markdown)
   platforms -readme FILE                 rewrite FILE's parameter tables between <!-- params:begin/end -->
   bench [-json] [-peer=false]            speed figures
+  validate [-json] [-strict]             the models against published measurements
+  calibrate FILE.csv -fit key,... [-json] [-o PROFILE]
+                                         fit ASSUME parameters to a board's measurements (lab run -profile PROFILE)
   report NOTEBOOK... -o DIR              execute notebooks headless and write their HTML
 `
 

@@ -20,6 +20,7 @@ import (
 type runFlags struct {
 	sets, variants                        multi
 	seed, report, csv, shard, result, dir string
+	profile                               string
 	repeats, workers                      int
 	asJSON, runs, fresh                   bool
 }
@@ -40,6 +41,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.dir, "results", "", "result store directory (default $SYNCLAB_RESULTS, data/results in the repository, else the user cache)")
 	fs.BoolVar(&f.fresh, "fresh", false, "ignore cached results and the runs of an interrupted run")
 	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default GOMAXPROCS)")
+	fs.StringVar(&f.profile, "profile", "", "apply a board profile written by lab calibrate -o (-set overrides it)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: lab run NAME [flags]\nlab run NAME -h also lists NAME's parameters (the -set keys) and variants on stdout.\n\nflags:\n")
 		fs.PrintDefaults()
@@ -65,6 +67,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	e, err := experimentFromFlags(pos[0], f.sets, f.variants, f.seed, f.repeats)
 	if err != nil {
 		return err
+	}
+	if f.profile != "" {
+		p, err := labkit.LoadProfile(f.profile)
+		if err != nil {
+			return usageError{err}
+		}
+		if e, err = p.Apply(e); err != nil {
+			return usageError{err}
+		}
+		if e, err = e.WithSettings(f.sets...); err != nil { // -set wins over the profile
+			return usageError{err}
+		}
 	}
 	opts := labkit.RunOptions{Fresh: f.fresh, Workers: f.workers, Log: stderr, Dir: f.dir, File: f.result}
 	if f.shard != "" {

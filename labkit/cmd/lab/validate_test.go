@@ -98,6 +98,21 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	if e, err = p.Apply(e); err != nil || e.Params.Get("same_cluster_ns") != f.Params["same_cluster_ns"].Value {
 		t.Errorf("the profile applies to the platform's other experiments: %v, %g", err, e.Params.Get("same_cluster_ns"))
 	}
+	// lab run -profile runs with the fitted values; -set still wins.
+	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
+	var doc struct {
+		Params map[string]float64 `json:"params"`
+	}
+	if code, out, stderr := runCLI(t, "run", "rk3399-pingpong", "-profile", prof, "-set", "cross_cluster_ns=300", "-set", "rounds=50", "-repeats", "1", "-json"); code != 0 {
+		t.Fatalf("lab run -profile: exit %d: %s", code, stderr)
+	} else if err := json.Unmarshal([]byte(out), &doc); err != nil ||
+		doc.Params["same_cluster_ns"] != f.Params["same_cluster_ns"].Value || doc.Params["cross_cluster_ns"] != 300 {
+		t.Errorf("lab run -profile: params %v (%v), want same_cluster_ns %g from the profile and cross_cluster_ns 300 from -set",
+			doc.Params, err, f.Params["same_cluster_ns"].Value)
+	}
+	if code, _, stderr := runCLI(t, "run", "rk3399-pingpong", "-profile", filepath.Join(dir, "missing.json")); code != 2 {
+		t.Errorf("lab run -profile missing.json: exit %d (%s), want 2", code, stderr)
+	}
 	for _, args := range [][]string{
 		{"calibrate", in},
 		{"calibrate", in, "-fit", "hz"},
