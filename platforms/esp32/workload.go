@@ -24,7 +24,7 @@ const (
 	KeyPSRAM      = "counter_in_psram"
 )
 
-const article = "../shared/seeds/esp32-freertos-notify-vs-semaphore.zh.txt"
+const article = "the ESP32 article, \"ESP32 双核环境下 FreeRTOS 任务通知 vs 信号量：临界区保护的性能实测与选型指南\""
 
 // Trace window keys of the critical-section experiment: a trace (when one
 // is asked for) covers [trace_from_ms, trace_from_ms + trace_ms).
