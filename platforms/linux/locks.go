@@ -57,7 +57,8 @@ func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
 	case TTAS:
 		l = &ttasLock{tasLock{base}}
 	}
-	return &ownedLock{Spinlock: l, k: k}, nil
+	fair := f == QSpinlock || f == Ticket || f == TicketArm64
+	return &ownedLock{Spinlock: l, k: k, fair: fair, queued: map[*CPU]string{}}, nil
 }
 
 type lockBase struct {
@@ -68,30 +69,47 @@ type lockBase struct {
 
 func (l *lockBase) Word() sim.Addr { return l.word }
 
-// ownedLock keeps CONFIG_DEBUG_SPINLOCK's owner bookkeeping around a lock
-// (in Go, outside the modelled memory, so it costs no simulated time): a CPU
-// that tries to take a lock it already holds can never get it. The kernel
-// reports that as "BUG: spinlock cpu recursion" with the debug option;
-// without it the CPU spins until the hard-lockup watchdog fires. The typical
-// case is a handler interrupting a task that holds the lock with plain
-// spin_lock (interrupts enabled), which is why a lock an interrupt handler
-// takes must be taken with spin_lock_irqsave. The run ends there with a
-// sim.DeadlockError naming the waiter and the holder.
+// ownedLock keeps CONFIG_DEBUG_SPINLOCK's owner bookkeeping around a lock,
+// and which CPUs' contexts queue on a fair lock (in Go, outside the modelled
+// memory, so it costs no simulated time). A CPU that tries to take a lock it
+// already holds can never get it, nor can an interrupt handler that queues
+// on a fair lock (qspinlock, ticket) behind the context it interrupted: the
+// lock is served to that context first, which cannot run on until the
+// handler returns. The kernel reports the first as "BUG: spinlock cpu
+// recursion" with the debug option (lockdep flags both); without it the
+// CPU spins until the hard-lockup watchdog fires. It is why a lock an
+// interrupt handler takes must be taken with spin_lock_irqsave. The run
+// ends there with a sim.DeadlockError naming the waiter and the context
+// ahead of it.
 type ownedLock struct {
 	Spinlock
 	k      *Kernel
+	fair   bool
 	owner  *CPU
 	holder string
+	queued map[*CPU]string // fair locks: the context of each CPU waiting
 }
 
-// Lock takes the lock, or ends the run if this CPU already holds it.
+// Lock takes the lock, or ends the run if this CPU's interrupted context
+// holds it or, on a fair lock, waits for it.
 func (l *ownedLock) Lock(p *sim.Proc) {
 	cpu := l.k.cpu(p)
-	if l.owner == cpu {
+	ahead := ""
+	switch {
+	case l.owner == cpu:
+		ahead = "held by " + l.holder
+	case l.queued[cpu] != "":
+		ahead = "queued for by " + l.queued[cpu] + " (a fair lock serves it first)"
+	}
+	if ahead != "" {
 		p.Fail(&sim.DeadlockError{At: p.Now(), Waiters: []sim.Waiter{{Proc: l.k.context(p), Core: cpu.ID,
-			On: fmt.Sprintf("spinlock %#x, held by %s on the same CPU, which cannot run on to release it until the waiter returns (a lock an interrupt handler takes needs spin_lock_irqsave)", uint64(l.Word()), l.holder)}}})
+			On: fmt.Sprintf("spinlock %#x, %s on the same CPU, which cannot run on until the waiter returns (a lock an interrupt handler takes needs spin_lock_irqsave)", uint64(l.Word()), ahead)}}})
+	}
+	if l.fair {
+		l.queued[cpu] = l.k.context(p)
 	}
 	l.Spinlock.Lock(p)
+	delete(l.queued, cpu)
 	l.owner, l.holder = cpu, l.k.context(p)
 }
 

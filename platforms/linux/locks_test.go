@@ -389,3 +389,46 @@ func TestIRQSaveRequiredInInterruptContext(t *testing.T) {
 		})
 	}
 }
+
+// A handler that interrupts a task waiting for a fair lock (qspinlock,
+// ticket) and takes the same lock queues behind it: the lock is served to
+// the task first, which cannot run until the handler returns. An unfair
+// test-and-set lock has no queue: the handler may take it first, and the
+// run completes. cpu1 holds the lock from 0 to 300 us; cpu0's task asks at
+// 50 us with plain spin_lock; cpu0's device fires at 100 us.
+// Kills: ownedLock not tracking queued contexts, or tracking them on
+// unfair locks.
+func TestHandlerQueuedBehindItsTaskDeadlocks(t *testing.T) {
+	for _, f := range linux.Flavours {
+		t.Run(string(f), func(t *testing.T) {
+			r := newRig(t, 2, 1, nil)
+			l := r.lock(t, f, linux.WFE)
+			if _, err := r.k.Device("dev", 0, linux.IRQDevice, 100*sim.Microsecond, false, func(p *sim.Proc, _ sim.IRQ) {
+				if p.Now() < 200*sim.Microsecond {
+					linux.SpinUnlockIRQRestore(p, l, linux.SpinLockIRQSave(p, l))
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			r.e.Spawn(r.cores[1], "holder", func(p *sim.Proc) {
+				flags := linux.SpinLockIRQSave(p, l)
+				p.Delay(300 * sim.Microsecond)
+				linux.SpinUnlockIRQRestore(p, l, flags)
+			})
+			r.e.Spawn(r.cores[0], "task", func(p *sim.Proc) {
+				p.Delay(50 * sim.Microsecond)
+				l.Lock(p)
+				l.Unlock(p)
+			})
+			err := r.e.Run(context.Background())
+			var dl *sim.DeadlockError
+			fair := f != linux.TAS && f != linux.TTAS
+			switch {
+			case fair && (!errors.As(err, &dl) || !strings.Contains(dl.Waiters[0].On, "queued for by task")):
+				t.Errorf("error %v; want a deadlock of cpu0's handler queued behind task", err)
+			case !fair && err != nil:
+				t.Errorf("error %v; want none (an unfair lock lets the handler in first)", err)
+			}
+		})
+	}
+}
