@@ -133,11 +133,9 @@ var armJudges = map[string]judge{
 		return Partly, mag, dl
 	},
 	"arm-unlock-sev": func(r *runs) (Verdict, string, string) {
-		w := func(lock, lose int) float64 {
-			return 1000 * r.mean("rk-sev", "wfe", r.point("rk-sev", "lock", lock, "lose_sev", lose), "avg_lock_wait_ms")
-		}
+		w := func(lock, lose int) float64 { return sevWait(r, lock, lose) }
 		q, t32, t64, lost32, lostQ, lost64 := w(0, 0), w(1, 0), w(4, 0), w(1, 1), w(0, 1), w(4, 1)
-		mag := fmt.Sprintf("mean wait without SEV: arm64 qspinlock %s us, arm64 ticket %s us; arm32 ticket with its SEV %s us, with every SEV lost %s us (%s); arm64 locks with every SEV lost: %s and %s us",
+		mag := fmt.Sprintf("mean wait without SEV: arm64 qspinlock %s us, arm64 ticket %s us; arm32 ticket with its SEV %s us, with every SEV lost %s us (%s); arm64 locks with every SEV lost (same seeds): %s and %s us",
 			num(q), num(t64), num(t32), num(lost32), vs(lost32, t32), num(lostQ), num(lost64))
 		noSEV := q <= 1.1*t32 && t64 <= 1.1*t32
 		plain := lost32 >= 2*t32
@@ -192,9 +190,7 @@ var armJudges = map[string]judge{
 		pt := func(es, rs int) int { return r.point("rk-lost-sev", "event_stream", es, "redundant_sev", rs) }
 		on0, on1 := 1000*r.mean("rk-lost-sev", "wfe", pt(1, 0), "avg_lock_wait_ms"), 1000*r.mean("rk-lost-sev", "wfe", pt(1, 1), "avg_lock_wait_ms")
 		hang0, hang1 := deadlock(r.failure("rk-lost-sev", "wfe", pt(0, 0))), deadlock(r.failure("rk-lost-sev", "wfe", pt(0, 1)))
-		sev := func(lock, lose int) float64 {
-			return 1000 * r.mean("rk-sev", "wfe", r.point("rk-sev", "lock", lock, "lose_sev", lose), "avg_lock_wait_ms")
-		}
+		sev := func(lock, lose int) float64 { return sevWait(r, lock, lose) }
 		clean := sev(1, 0)
 		off := "completes"
 		switch {
@@ -290,4 +286,14 @@ var armJudges = map[string]judge{
 		}
 		return Partly, mag, "power falls, by another amount"
 	},
+}
+
+// sevWait is the mean WFE lock wait (us) of lock (the rk3399 lock code) with
+// no SEV lost (lose 0) or every SEV lost (lose 1); the two runs share seeds.
+func sevWait(r *runs, lock, lose int) float64 {
+	run := "rk-sev"
+	if lose == 1 {
+		run = "rk-sev-lost"
+	}
+	return 1000 * r.mean(run, "wfe", r.point(run, "lock", lock), "avg_lock_wait_ms")
 }

@@ -1,9 +1,16 @@
 // Package linux models the parts of Linux 5.10 (arm64) that spinlock
 // behaviour emerges from: the per-CPU scheduler tick (HZ, NO_HZ_IDLE),
-// cpuidle, interrupt dispatch, and the spinlock algorithms themselves
-// (qspinlock, the arm32 ticket lock, TAS/TTAS baselines) written against
-// sim's memory, exclusive monitors and event registers, with pluggable wait
-// policies (WFE, the faulty WFI, cpu_relax, adaptive, tiered).
+// cpuidle and the idle time the OS reports, interrupt dispatch, and the
+// spinlock algorithms themselves (qspinlock, the arm32 ticket lock and
+// arm64's pre-4.19 one, TAS/TTAS baselines) written against sim's memory,
+// exclusive monitors and event registers, with pluggable wait policies
+// (WFE, the faulty WFI, cpu_relax, adaptive, tiered, and WFET as a what-if).
+//
+// Tiered waiters that reach schedule() sleep until a lock-code write to the
+// word they wait on wakes them (wait_var_event / wake_up_var). Every lock
+// keeps CONFIG_DEBUG_SPINLOCK-style owner bookkeeping: a CPU taking a lock
+// its interrupted context holds or queues for ends the run in a
+// sim.DeadlockError. SetLoseSEV models the article's faulty SEV.
 package linux
 
 import (
@@ -296,7 +303,7 @@ func (k *Kernel) wakeUp(p *sim.Proc, target *CPU) {
 // interrupted it (handlers run on the interrupted task's coroutine).
 func (k *Kernel) context(p *sim.Proc) string {
 	if k.InIRQ(p) {
-		return fmt.Sprintf("an interrupt handler on cpu%d (interrupting %s)", k.cpu(p).ID, p.Name)
+		return "the interrupt handler interrupting " + p.Name
 	}
 	return p.Name
 }

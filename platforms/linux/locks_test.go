@@ -380,7 +380,7 @@ func TestIRQSaveRequiredInInterruptContext(t *testing.T) {
 				return
 			}
 			if !errors.As(err, &dl) || len(dl.Waiters) != 1 || dl.Waiters[0].Core != 0 ||
-				!strings.Contains(dl.Waiters[0].Proc, "interrupt handler on cpu0") || !strings.Contains(dl.Waiters[0].On, "held by holder on the same CPU") {
+				dl.Waiters[0].Proc != "the interrupt handler interrupting holder" || !strings.Contains(dl.Waiters[0].On, "held by holder on the same CPU") {
 				t.Fatalf("without irqsave: error %v; want a deadlock of cpu0's handler on the lock held by holder", err)
 			}
 			if handled != 0 || dl.At < 100*sim.Microsecond || dl.At > 110*sim.Microsecond {

@@ -40,8 +40,8 @@ func TestNoIRQSave(t *testing.T) {
 	w := testWorkload(t, linux.QSpinlock, linux.WFE, func(w *Workload) { w.NoIRQSave = true })
 	_, err := w.Run(context.Background(), 1)
 	var dl *sim.DeadlockError
-	if !errors.As(err, &dl) || !strings.Contains(dl.Error(), "interrupt handler on cpu0") || !strings.Contains(dl.Error(), "worker/0") {
-		t.Fatalf("plain spin_lock with a handler on cpu0: error %v; want a deadlock of the handler on worker/0's lock", err)
+	if !errors.As(err, &dl) || !strings.Contains(dl.Error(), "the interrupt handler interrupting worker/0 (core 0)") || !strings.Contains(dl.Error(), "by worker/0") {
+		t.Fatalf("plain spin_lock with a handler on cpu0: error %v; want a deadlock of the handler on the lock worker/0 holds or queues for", err)
 	}
 	for _, noSave := range []bool{false, true} {
 		w := testWorkload(t, linux.QSpinlock, linux.Tiered, func(w *Workload) {

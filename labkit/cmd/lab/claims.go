@@ -40,7 +40,8 @@ func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	js := l.JudgeResults(results)
 	switch {
 	case *readme != "":
-		changed, err := rewrite(*readme, l.Readme(results, js))
+		section := l.Readme(results, js)
+		changed, err := rewriteFile(*readme, func(doc string) (string, error) { return ledger.Splice(doc, section) })
 		if err != nil {
 			return err
 		}
@@ -59,15 +60,15 @@ func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// rewrite splices section into the Markdown file at path and reports
-// whether it changed; an unchanged file is left alone, a changed one
-// replaced atomically keeping its mode.
-func rewrite(path, section string) (bool, error) {
+// rewriteFile applies splice to the content of the file at path and
+// reports whether that changed it: an unchanged file is left alone, a
+// changed one replaced atomically keeping its mode.
+func rewriteFile(path string, splice func(doc string) (string, error)) (bool, error) {
 	old, err := os.ReadFile(path)
 	if err != nil {
 		return false, err
 	}
-	doc, err := ledger.Splice(string(old), section)
+	doc, err := splice(string(old))
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", path, err)
 	}
