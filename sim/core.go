@@ -26,7 +26,7 @@ type WakeCause uint8
 
 // Wake-up causes, counted per core like perf's counters.
 const (
-	WakeTimer       WakeCause = iota // the end of a timed wait (not counted)
+	WakeTimer       WakeCause = iota // the end of a timed wait (counted only for WFET's timeout)
 	WakeEvent                        // an event: SEV or a cleared exclusive monitor
 	WakeInterrupt                    // an interrupt
 	WakeEventStream                  // the architected timer's periodic event

@@ -12,10 +12,12 @@ import (
 )
 
 // Workload is the article's setup as its text allows: one thread per CPU
-// contending a spinlock from process context with spin_lock_irqsave at an
-// offered load, plus a device interrupt whose handler takes the same lock.
-// Split gives every CPU its own lock instead (the article's per-CPU design):
-// threads then never contend, and the handler takes the lock of its CPU.
+// contending a spinlock from process context with spin_lock_irqsave (or,
+// with NoIRQSave, plain spin_lock) at an offered load, plus a device
+// interrupt whose handler takes the same lock. Split gives every CPU its own
+// lock instead (the article's per-CPU design): threads then never contend,
+// and the handler takes the lock of its CPU; with PerCluster as well, each
+// cluster has one lock (the article's per-NUMA-node lock pools).
 type Workload struct {
 	SoC     generic.SoC
 	Kernel  linux.Config
@@ -35,10 +37,15 @@ type Workload struct {
 	IRQCS   sim.Time
 	// Duration: threads start no new operation after it.
 	Duration sim.Time
-	// LoseWake is the probability that a wake-up event is lost.
-	LoseWake float64
-	Split    bool
-	Trace    *sim.Trace
+	// LoseWake is the probability that a wake-up event (monitor clear or
+	// SEV) is lost; LoseSEV that an SEV instruction's event is.
+	LoseWake, LoseSEV float64
+	// NoIRQSave: threads take the lock with plain spin_lock, interrupts
+	// enabled, instead of spin_lock_irqsave.
+	NoIRQSave  bool
+	Split      bool
+	PerCluster bool
+	Trace      *sim.Trace
 }
 
 // Validate reports the first bad field, naming it and its value.
@@ -84,6 +91,10 @@ type Result struct {
 	WaitTime   sim.Time
 	Wakeups    map[string]int
 	Ticks      int
+	// Idle is the used CPUs' time in the idle loop (what the OS counts as
+	// idle); Schedules the schedule() calls of the tiered policy.
+	Idle      sim.Time
+	Schedules int
 }
 
 // StallPct is the share of the used cores' time spent waiting for a lock.
@@ -139,6 +150,7 @@ type run struct {
 	counters []sim.Addr // one shared counter per lock
 	holders  []int      // CPUs inside each lock's critical section
 	released []sim.Time // each lock's last release
+	nested   []int      // slow-path entries of handlers, per CPU (take)
 	think    float64    // mean sleep after an operation, for the offered load
 	res      Result
 	fail     error // the first breach of mutual exclusion
@@ -159,14 +171,21 @@ func (w Workload) boot(e *sim.Engine) (*run, error) {
 	if r.k, err = linux.New(e, r.cores, r.mem, base, size, w.Kernel); err != nil {
 		return nil, err
 	}
+	if err := r.k.SetLoseSEV(w.LoseSEV); err != nil {
+		return nil, err
+	}
 	nlocks := 1
-	if w.Split {
+	switch {
+	case w.Split && w.PerCluster:
+		nlocks = r.cores[w.Cores-1].Cfg.Cluster + 1
+	case w.Split:
 		nlocks = w.Cores
 	}
 	r.locks = make([]linux.Spinlock, nlocks)
 	r.counters = make([]sim.Addr, nlocks)
 	r.holders = make([]int, nlocks)
 	r.released = make([]sim.Time, nlocks)
+	r.nested = make([]int, w.Cores)
 	for i := range r.locks {
 		if r.locks[i], err = r.k.NewSpinlock(w.Flavour, w.Wait); err != nil {
 			return nil, err
@@ -209,8 +228,14 @@ func (r *run) handler(p *sim.Proc, _ sim.IRQ) {
 	r.spinUnlockIRQRestore(p, a)
 }
 
-// lockOf returns the index of the lock taken on p's CPU.
-func (r *run) lockOf(p *sim.Proc) int { return p.Core().ID % len(r.locks) }
+// lockOf returns the index of the lock taken on p's CPU: its cluster's
+// with PerCluster.
+func (r *run) lockOf(p *sim.Proc) int {
+	if r.w.PerCluster {
+		return p.Core().Cfg.Cluster % len(r.locks)
+	}
+	return p.Core().ID % len(r.locks)
+}
 
 // expTime draws an exponentially distributed time of the given mean.
 func expTime(rng *rand.Rand, mean float64) sim.Time { return sim.Time(rng.ExpFloat64() * mean) }
@@ -225,16 +250,17 @@ type acquisition struct {
 // wait is the time the acquisition waited for the lock.
 func (a acquisition) wait() sim.Time { return a.held - a.start }
 
-// spinLockIRQSave takes lock li with linux.SpinLockIRQSave and books the
-// acquisition. Interrupts are masked from before the attempt (irqsave; a
-// handler runs masked), so no other acquisition on this CPU can fall
-// between its start and its booking.
+// spinLockIRQSave takes lock li (r.take: spin_lock_irqsave, or spin_lock
+// for a thread with NoIRQSave) and books the acquisition. With interrupts
+// masked from before the attempt no other acquisition on this CPU can fall
+// between its start and its booking; with spin_lock a handler's can (take
+// tells the two slow-path entries apart).
 func (r *run) spinLockIRQSave(p *sim.Proc, li int) acquisition {
 	a := acquisition{li: li, start: p.Now()}
-	c0 := r.k.CPUOf(p).Contentions
-	a.flags = linux.SpinLockIRQSave(p, r.locks[li])
+	var contended bool
+	a.flags, contended = r.take(p, li)
 	a.held = p.Now()
-	if r.k.CPUOf(p).Contentions > c0 {
+	if contended {
 		r.res.Contended++
 	}
 	r.res.Waits = append(r.res.Waits, a.wait())
@@ -265,7 +291,7 @@ func (r *run) critical(p *sim.Proc, li int, cs sim.Time) {
 // spans on the trace's "lock" lane.
 func (r *run) spinUnlockIRQRestore(p *sim.Proc, a acquisition) {
 	r.released[a.li] = p.Now()
-	linux.SpinUnlockIRQRestore(p, r.locks[a.li], a.flags)
+	r.give(p, a)
 	if r.e.Trace != nil {
 		id := p.Core().ID
 		r.e.Trace.Add(sim.Span{Core: id, Lane: "lock", Label: "wait", Start: a.start, End: a.held})
@@ -289,6 +315,8 @@ func (r *run) result() Result {
 	}
 	for _, cpu := range r.k.CPUs {
 		res.Ticks += cpu.Ticks
+		res.Idle += cpu.Idle
+		res.Schedules += cpu.Schedules
 	}
 	res.PowerMW = res.EnergyMJ / res.Elapsed.Seconds()
 	return res

@@ -91,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdPlatforms(rest, stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, rest, stdout, stderr)
+	case "claims":
+		err = cmdClaims(ctx, rest, stdout, stderr)
 	case "report":
 		err = cmdReport(ctx, rest, stderr)
 	case "validate":
