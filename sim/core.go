@@ -139,7 +139,7 @@ type Core struct {
 	raisedAt [64]Time // assertion time of each pending line
 	lineLvl  [64]int  // level of each line (>= 1)
 	handler  Handler
-	latency  [64][]Time
+	latency  [64]Histogram
 
 	// ARM event register and exclusive monitor.
 	event   bool
@@ -261,9 +261,9 @@ func (c *Core) EnergyMJ() float64 {
 	return mj
 }
 
-// IRQLatency returns the latencies (assertion to handler start) recorded
-// for a line.
-func (c *Core) IRQLatency(irq IRQ) []Time { return c.latency[irq] }
+// IRQLatency returns the distribution of a line's latencies (assertion to
+// handler start); its Last is the latency of the interrupt being handled.
+func (c *Core) IRQLatency(irq IRQ) *Histogram { return &c.latency[irq] }
 
 // Pending reports whether any interrupt is pending on the core, masked or
 // not (what wakes WFI).
@@ -389,9 +389,9 @@ func (c *Core) snapshot(s *Snapshot) {
 		}
 	}
 	for i := range c.latency {
-		if len(c.latency[i]) > 0 {
+		if c.latency[i].n > 0 {
 			s.Key(uint64(i))
-			s.Log(&c.latency[i])
+			s.Histogram(&c.latency[i])
 		}
 	}
 	s.Time(&c.Stall)

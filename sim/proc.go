@@ -275,7 +275,7 @@ func (p *Proc) takeInterrupts() {
 		c.level = bestLvl
 		c.IRQsTaken++
 		p.waitUntil(p.e.now+c.Cycles(c.Cfg.IRQEntry), waitNone)
-		c.latency[best] = append(c.latency[best], p.e.now-c.raisedAt[best])
+		c.latency[best].Add(p.e.now - c.raisedAt[best])
 		if c.handler != nil {
 			c.handler(p, best)
 		}

@@ -54,8 +54,8 @@ func TestCSRunResultMapsEveryField(t *testing.T) {
 // reports every metric it declares, with the invariants each must keep.
 func TestExperimentsReportTheirMetrics(t *testing.T) {
 	small := map[string]map[string]float64{
-		"esp32-critical-section":   {KeyIterations: 2000},
-		"esp32-notify-unblock":     {"rounds": 20},
+		"esp32-critical-section": {KeyIterations: 2000},
+		"esp32-notify-unblock":   {"rounds": 20},
 	}
 	for _, e := range Experiments() {
 		if err := e.Validate(); err != nil {
