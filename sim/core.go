@@ -136,6 +136,7 @@ type Core struct {
 	// Interrupts.
 	level    int      // current interrupt level: lines at or below it are masked
 	pending  uint64   // pending lines
+	raised   uint64   // lines raised at least once (their raisedAt and latency are in use)
 	raisedAt [64]Time // assertion time of each pending line
 	lineLvl  [64]int  // level of each line (>= 1)
 	handler  Handler
@@ -300,6 +301,7 @@ func (c *Core) Raise(irq IRQ) {
 	bit := uint64(1) << irq
 	if c.pending&bit == 0 {
 		c.pending |= bit
+		c.raised |= bit
 		c.raisedAt[irq] = c.e.now
 	}
 	switch c.wait {
@@ -383,13 +385,13 @@ func (c *Core) snapshot(s *Snapshot) {
 	for i := range c.resid {
 		s.Time(&c.resid[i])
 	}
-	for i := range c.raisedAt {
-		if c.raisedAt[i] != 0 { // read until the handler starts, after the line stops pending
+	for q := c.raised; q != 0; q &= q - 1 {
+		if i := trailing(q); c.raisedAt[i] != 0 { // read until the handler starts, after the line stops pending
 			s.Time(&c.raisedAt[i])
 		}
 	}
-	for i := range c.latency {
-		if c.latency[i].n > 0 {
+	for q := c.raised; q != 0; q &= q - 1 {
+		if i := trailing(q); c.latency[i].n > 0 {
 			s.Key(uint64(i))
 			s.Histogram(&c.latency[i])
 		}

@@ -47,6 +47,7 @@ var snapshotExempt = map[string]string{
 	"Core.sp.reg":  "follows from sp.addr",
 	"Core.sp.w":    "follows from sp.addr",
 	"Core.sp.cond": "code; the values it captured were read by the process, which Proc.hist records",
+	"Core.raised":  "which lines were ever raised: it only selects the raisedAt and latency recorded",
 	// A histogram's count is recorded; the rest follows from its values,
 	// which no model reads but through Last: fast-forward compares those a
 	// period adds with the period before's (Histogram.periodic).
@@ -106,6 +107,7 @@ func snapshotFixture(t *testing.T) (*Engine, []stateRoot) {
 	c := e.cores[0]
 	p := e.NewProc("p", false, func(*Proc) {})
 	c.Start(p) // its wake is pending
+	c.raised = ^uint64(0) // every line in use: their raisedAt and latency are recorded
 	c.wait = waitSpin
 	c.sp = spinState{addr: 0x1000, reg: m.regions[0], cond: func(v uint64) bool { return v == 0 }}
 	p.loops = []*loopState{{n: 3}}
