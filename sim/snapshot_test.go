@@ -63,6 +63,7 @@ var snapshotExempt = map[string]string{
 	"Memory.lineBits": "configuration, fixed for the run",
 	"Memory.regions":  "recorded through touched, word by word and line by line (region is checked on its own)",
 	"Memory.touched":  "bookkeeping: which words and lines the snapshot records",
+	"Memory.cluster":  "follows from the cores' configuration",
 	"region.Region":   "configuration, fixed for the run",
 	"region.seenW":    "bookkeeping of Memory.touched",
 	"region.seenL":    "bookkeeping of Memory.touched",
@@ -106,7 +107,7 @@ func snapshotFixture(t *testing.T) (*Engine, []stateRoot) {
 	}
 	c := e.cores[0]
 	p := e.NewProc("p", false, func(*Proc) {})
-	c.Start(p) // its wake is pending
+	c.Start(p)            // its wake is pending
 	c.raised = ^uint64(0) // every line in use: their raisedAt and latency are recorded
 	c.wait = waitSpin
 	c.sp = spinState{addr: 0x1000, reg: m.regions[0], cond: func(v uint64) bool { return v == 0 }}
