@@ -12,7 +12,11 @@
 // (conservative lookahead): private work costs no event, and a process
 // yields to the engine only where another component could interact with it
 // first. Events are ordered by (time, insertion sequence), so a run is a
-// function of its inputs and seed, whatever GOMAXPROCS is.
+// function of its inputs and seed, whatever GOMAXPROCS is. A process that
+// must wait dispatches the earlier events itself, in that order, and runs a
+// process they wake directly (one coroutine switch there and one back),
+// going through Run only when the run must stop or a process further up is
+// next.
 //
 // A workload is such processes, not data: sim has no data-level workload
 // language. A result file records the experiment's definition (parameters,
