@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"synclab/platforms/generic"
 	"synclab/platforms/linux"
@@ -70,12 +69,13 @@ func (w Workload) Validate() error {
 // Result is what one run measured.
 type Result struct {
 	// Waits are the lock-wait times of every acquisition (process and
-	// interrupt context), from the first attempt to holding the lock.
-	Waits    []sim.Time
-	IRQWaits []sim.Time
+	// interrupt context), from the first attempt to holding the lock;
+	// IRQWaits those of the interrupt handler alone.
+	Waits    sim.Histogram
+	IRQWaits sim.Histogram
 	// Handoffs are, for acquisitions that were waiting when the lock was
 	// released, the time from that release to holding the lock.
-	Handoffs []sim.Time
+	Handoffs sim.Histogram
 	// Ops counts acquisitions, that is critical sections run: the
 	// increments the code performed, which Counter equals unless mutual
 	// exclusion broke.
@@ -223,7 +223,7 @@ func (r *run) handler(p *sim.Proc, _ sim.IRQ) {
 	}
 	li := r.lockOf(p)
 	a := r.spinLockIRQSave(p, li)
-	r.res.IRQWaits = append(r.res.IRQWaits, a.wait())
+	r.res.IRQWaits.Add(a.wait())
 	r.critical(p, li, r.w.IRQCS)
 	r.spinUnlockIRQRestore(p, a)
 }
@@ -263,10 +263,10 @@ func (r *run) spinLockIRQSave(p *sim.Proc, li int) acquisition {
 	if contended {
 		r.res.Contended++
 	}
-	r.res.Waits = append(r.res.Waits, a.wait())
+	r.res.Waits.Add(a.wait())
 	r.res.WaitTime += a.wait()
 	if a.wait() > 0 && a.start < r.released[li] {
-		r.res.Handoffs = append(r.res.Handoffs, a.held-r.released[li])
+		r.res.Handoffs.Add(a.held - r.released[li])
 	}
 	return a
 }
@@ -320,40 +320,4 @@ func (r *run) result() Result {
 	}
 	res.PowerMW = res.EnergyMJ / res.Elapsed.Seconds()
 	return res
-}
-
-// Handoff returns the mean hand-off time (0 when no hand-off happened).
-func (r Result) Handoff() sim.Time { return Mean(r.Handoffs) }
-
-// Percentiles returns the q-quantiles (each 0..1) of ts, sorting one copy
-// of ts for all of them; every one is 0 when ts is empty. The q-quantile is
-// the element of rank q*n rounded to the nearest integer (int(q*n+0.5),
-// clamped to 1..n), so q = 1 is the maximum. This is not the textbook
-// nearest-rank method, which rounds q*n up; the two differ when the
-// fraction of q*n is below one half (n=160, q=0.99: rank 158 here, 159 by
-// nearest rank). Published numbers use this formula.
-func Percentiles(ts []sim.Time, qs ...float64) []sim.Time {
-	out := make([]sim.Time, len(qs))
-	if len(ts) == 0 {
-		return out
-	}
-	s := slices.Clone(ts)
-	slices.Sort(s)
-	for j, q := range qs {
-		i := int(q*float64(len(s))+0.5) - 1
-		out[j] = s[min(max(i, 0), len(s)-1)]
-	}
-	return out
-}
-
-// Mean returns the mean of ts.
-func Mean(ts []sim.Time) sim.Time {
-	if len(ts) == 0 {
-		return 0
-	}
-	var sum sim.Time
-	for _, t := range ts {
-		sum += t
-	}
-	return sum / sim.Time(len(ts))
 }
