@@ -19,26 +19,27 @@ func TestIRQBlameAddsUpToLatency(t *testing.T) {
 	clk := sim.Clock{Hz: 240_000_000}
 	entry := clk.Cycles(150).Micros() // irq_entry_cycles at 240 MHz
 	for _, tc := range []struct {
+		name    string
 		variant string
-		psram   float64
-		// longest in-flight share: an SRAM access (1 cycle latency, a port
-		// occupancy of 1, 2 for S32C1I) queued behind one of the other
-		// core; a PSRAM line fill (900 ns) queued behind one other.
+		sramLat float64 // sram_latency_cycles
+		// longest in-flight share: an SRAM access (sram_latency_cycles, a
+		// port occupancy of 1, 2 for S32C1I) queued behind one of the
+		// other core.
 		maxInFlight float64
+		// wantInFlight: accesses long enough that some interrupt must
+		// arrive during one (the in-flight path is exercised).
+		wantInFlight bool
 	}{
-		{VariantNotify, 0, clk.Cycles(6).Micros()},
-		{VariantMutex, 0, clk.Cycles(6).Micros()},
-		{VariantNotify, 1, 2 * 0.9},
+		{"notify", VariantNotify, 1, clk.Cycles(6).Micros(), false},
+		{"mutex", VariantMutex, 1, clk.Cycles(6).Micros(), false},
+		{"notify/slow-sram", VariantNotify, 20, clk.Cycles(2 * (20 + 2)).Micros(), true},
 	} {
 		r, err := RunCriticalSection(context.Background(), tc.variant,
-			map[string]float64{KeyIterations: 20000, KeyPSRAM: tc.psram}, 1, RunOptions{})
+			map[string]float64{KeyIterations: 20000, KeySRAMLatency: tc.sramLat}, 1, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := tc.variant
-		if tc.psram == 1 {
-			name += "/psram"
-		}
+		name := tc.name
 		if len(r.IRQLatencyUS) < 10 {
 			t.Fatalf("%s: %d peripheral interrupts, want >= 10", name, len(r.IRQLatencyUS))
 		}
@@ -70,8 +71,8 @@ func TestIRQBlameAddsUpToLatency(t *testing.T) {
 		if masked <= 0 {
 			t.Errorf("%s: no latency blamed on a masked section", name)
 		}
-		if tc.psram == 1 && inFlight == 0 {
-			t.Errorf("%s: no interrupt arrived during a PSRAM access (0.9 us each): the in-flight path is untested", name)
+		if tc.wantInFlight && inFlight == 0 {
+			t.Errorf("%s: no interrupt arrived during an SRAM access (%g cycles each): the in-flight path is untested", name, tc.sramLat)
 		}
 	}
 }

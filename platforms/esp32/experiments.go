@@ -102,7 +102,7 @@ var csMetrics = []platforms.Metric{
 	{Name: "context_switches", Unit: "count", Better: platforms.Lower, Doc: "task switches on both cores"},
 	{Name: "ipis", Unit: "count", Better: platforms.Lower, Doc: "crosscore interrupts sent (yields to the other core and self-yields)"},
 	{Name: "handoffs", Unit: "count", Better: platforms.Neither, Doc: "increments made by another task than the one before: how often the guard passed between tasks (the handshake: every increment)"},
-	{Name: "sync_ram_bytes", Unit: "bytes", Better: platforms.Lower, Doc: "RAM of the synchronization object: StaticQueue_t 80 B, portMUX_TYPE 8 B, notification 0 B (its 5 B per index are in every TCB anyway)"},
+	{Name: "sync_ram_bytes", Unit: "bytes", Better: platforms.Lower, Doc: "RAM of the synchronization object as allocated: StaticQueue_t laid out from FreeRTOS.h with IDF's configuration (StaticQueueBytes), portMUX_TYPE 8 B, notification 0 B (its 5 B per index are in every TCB anyway)"},
 	{Name: "counter", Unit: "count", Better: platforms.Neither, Doc: "final value of the shared counter"},
 	{Name: "expected_counter", Unit: "count", Better: platforms.Neither, Doc: "tasks x iterations: what the counter must read if mutual exclusion held"},
 	{Name: "kernel_lock_spin_us", Unit: "us", Better: platforms.Lower, Doc: "time cores spent spinning on xKernelLock"},

@@ -5,7 +5,11 @@
 
 package esp32
 
-import "synclab/sim"
+import (
+	"fmt"
+
+	"synclab/sim"
+)
 
 // FreeRTOS constants as IDF configures them.
 const (
@@ -81,6 +85,9 @@ type Kernel struct {
 	// muxes and sems list the spinlocks and semaphores, for Snapshot.
 	muxes []*PortMux
 	sems  []*Semaphore
+	// notifyAlign is the boundary of each new TCB's notification words
+	// (AlignNotifications).
+	notifyAlign uint64
 }
 
 // NewKernel creates the kernel's static state on a fresh SoC.
@@ -89,7 +96,7 @@ func NewKernel(e *sim.Engine, cfg Config) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Kernel{SoC: soc, E: e, cfg: cfg}
+	k := &Kernel{SoC: soc, E: e, cfg: cfg, notifyAlign: 8}
 	clk := sim.Clock{Hz: int64(cfg.CPUMHz) * 1_000_000}
 	k.guardCycles = max(1, clk.ToCycles(cfg.SRAMLatency+cfg.SRAMOccupancy))
 	k.KernelLock = k.NewPortMux("xKernelLock", 8)
@@ -107,6 +114,19 @@ func NewKernel(e *sim.Engine, cfg Config) (*Kernel, error) {
 		pc.tick = pc.core.NewTimer(IRQTick)
 	}
 	return k, nil
+}
+
+// AlignNotifications places the notification words (ulNotifiedValue and
+// ucNotifyState) of every task created from now on, idle tasks included, on
+// an align-byte boundary: __attribute__((aligned(align))) on the TCB_t
+// member, the article's advice against cache-line ping-pong. align is a
+// power of two of at least 8 (the simulated word).
+func (k *Kernel) AlignNotifications(align uint64) error {
+	if align < 8 || align&(align-1) != 0 {
+		return fmt.Errorf("notification alignment %d: want a power of two >= 8", align)
+	}
+	k.notifyAlign = align
+	return nil
 }
 
 // Config returns the platform configuration the kernel runs with.

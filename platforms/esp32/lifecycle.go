@@ -39,7 +39,7 @@ func (k *Kernel) CreateTask(name string, prio, core int, fn func(t *TCB)) (*TCB,
 func (k *Kernel) newTCB(name string, prio, core int) *TCB {
 	t := &TCB{Name: name, k: k, Priority: prio, BasePriority: prio, Affinity: core}
 	k.SoC.Alloc(tcbBytes, 8) // the TCB itself: only its place in SRAM matters
-	t.notifyAddr = k.SoC.Alloc(uint64(16*k.cfg.NotifyEntries), 8)
+	t.notifyAddr = k.SoC.Alloc(uint64(16*k.cfg.NotifyEntries), k.notifyAlign)
 	k.Tasks = append(k.Tasks, t)
 	return t
 }

@@ -21,9 +21,63 @@ var kindNames = [...]string{"mutex", "recursive mutex", "binary semaphore", "cou
 
 func (k SemKind) String() string { return kindNames[k] }
 
-// QueueBytes is sizeof(StaticQueue_t) with IDF v5 defaults: 80 bytes, the
-// portMUX xQueueLock included (DERIVED: IDF's default StaticQueue_t layout).
-const QueueBytes = 80
+// QueueConfig holds the FreeRTOSConfig.h switches that change the size of
+// a queue or semaphore (StaticQueue_t).
+type QueueConfig struct {
+	// QueueSets is configUSE_QUEUE_SETS: a pxQueueSetContainer pointer.
+	QueueSets bool
+	// TraceFacility is configUSE_TRACE_FACILITY: uxQueueNumber and
+	// ucQueueType.
+	TraceFacility bool
+}
+
+// IDFQueueConfig is ESP-IDF v5.1's configuration: FreeRTOSConfig.h sets
+// configUSE_QUEUE_SETS 1, and configUSE_TRACE_FACILITY follows
+// CONFIG_FREERTOS_USE_TRACE_FACILITY, default n (CODE: esp-idf v5.1
+// components/freertos/esp_additions/include/freertos/FreeRTOSConfig.h and
+// components/freertos/Kconfig; CONFIG_FREERTOS_GENERATE_RUN_TIME_STATS,
+// which vTaskGetRunTimeStats needs, selects it).
+var IDFQueueConfig = QueueConfig{QueueSets: true}
+
+// StaticQueueBytes is sizeof(StaticQueue_t), the RAM of one queue,
+// semaphore or mutex, laid out member by member as esp-idf v5.1's
+// components/freertos/FreeRTOS-Kernel/include/freertos/FreeRTOS.h declares
+// it, for the Xtensa ABI (pointers, UBaseType_t and TickType_t of 4 bytes,
+// each member at its alignment, the size rounded to the largest one), with
+// configSUPPORT_STATIC_ALLOCATION and configSUPPORT_DYNAMIC_ALLOCATION both 1
+// and configUSE_LIST_DATA_INTEGRITY_CHECK_BYTES 0 (IDF's values).
+func StaticQueueBytes(c QueueConfig) int {
+	var s cStruct
+	s.add(4, 3*4) // void *pvDummy1[3]: pcHead, pcWriteTo and the first word of u
+	s.add(4, 4)   // union u's second word
+	// StaticList_t xDummy3[2]: uxNumberOfItems, pxIndex and a mini list
+	// item (xItemValue, pxNext, pxPrevious), 20 bytes each.
+	s.add(4, 2*(4+4+3*4))
+	s.add(4, 3*4) // UBaseType_t uxDummy4[3]: uxMessagesWaiting, uxLength, uxItemSize
+	s.add(1, 2)   // uint8_t ucDummy5[2]: cRxLock, cTxLock
+	s.add(1, 1)   // ucStaticallyAllocated
+	if c.QueueSets {
+		s.add(4, 4) // pxQueueSetContainer
+	}
+	if c.TraceFacility {
+		s.add(4, 4) // uxQueueNumber
+		s.add(1, 1) // ucQueueType
+	}
+	s.add(4, portMuxBytes) // portMUX_TYPE xQueueLock
+	return s.bytes()
+}
+
+// cStruct lays out a C struct: members in order, each at a multiple of its
+// alignment.
+type cStruct struct{ size, align int }
+
+func (s *cStruct) add(align, size int) {
+	s.size = (s.size+align-1)/align*align + size
+	s.align = max(s.align, align)
+}
+
+// bytes is sizeof: the size rounded up to the strictest member alignment.
+func (s *cStruct) bytes() int { return (s.size + s.align - 1) / s.align * s.align }
 
 // Semaphore is a FreeRTOS semaphore or mutex: a Queue_t with item size 0 whose
 // uxMessagesWaiting is the count. Its fields the kernel touches are words in
@@ -34,8 +88,10 @@ type Semaphore struct {
 	k    *Kernel
 	// Lock is the object's xQueueLock.
 	Lock *PortMux
-	// Addr is the start of the Queue_t in SRAM.
-	Addr sim.Addr
+	// Addr is the start of the Queue_t in SRAM, Bytes its size
+	// (StaticQueueBytes).
+	Addr  sim.Addr
+	Bytes int
 	// uxMessagesWaiting and the receive list's length (listLIST_IS_EMPTY).
 	countAddr, waitersAddr sim.Addr
 	max                    uint64
@@ -65,12 +121,14 @@ func (k *Kernel) NewSemaphore(name string, kind SemKind, maxCount, initial uint6
 	default:
 		return nil, fmt.Errorf("semaphore %q: unknown kind %d", name, kind)
 	}
-	a := k.SoC.Alloc(QueueBytes, max(align, 8))
-	s := &Semaphore{Name: name, Kind: kind, k: k, Addr: a, max: maxCount,
+	size := StaticQueueBytes(IDFQueueConfig)
+	a := k.SoC.Alloc(uint64(size), max(align, 8))
+	s := &Semaphore{Name: name, Kind: kind, k: k, Addr: a, Bytes: size, max: maxCount,
 		countAddr: a + 56, waitersAddr: a + 24, // uxMessagesWaiting, xTasksWaitingToReceive.uxNumberOfItems
 		waitRecv: EventList{Name: name}, takeDesc: fmt.Sprintf("take %s %q", kind, name)}
-	// xQueueLock is the last member of IDF's Queue_t.
-	s.Lock = k.portMuxAt(name+".xQueueLock", a+72)
+	// xQueueLock is the last member of IDF's Queue_t: its word, on the
+	// simulated 8-byte word it starts in.
+	s.Lock = k.portMuxAt(name+".xQueueLock", a+(sim.Addr(size-portMuxBytes)&^7))
 	k.SoC.Mem.Poke(s.countAddr, initial)
 	k.sems = append(k.sems, s)
 	return s, nil

@@ -29,8 +29,14 @@ const (
 	PSRAMLine = 32
 )
 
+// psramHitCycles is the cost of a load or store that hits in the PSRAM
+// cache, from either core (ASSUME: not published; the only cached data
+// memory is PSRAM, see NewSoC).
+const psramHitCycles = 1
+
 // SoC is the hardware: two LX6 cores, internal SRAM behind one shared port,
-// PSRAM behind a cache, and the crosscore interrupt fabric.
+// PSRAM behind the cache the two cores share, and the crosscore interrupt
+// fabric.
 type SoC struct {
 	Cfg   Config
 	E     *sim.Engine
@@ -56,7 +62,7 @@ func NewSoC(e *sim.Engine, cfg Config) (*SoC, error) {
 			ExecMW: cfg.ExecMW, SpinMW: cfg.ExecMW, WFEMW: cfg.WFIMW, WFIMW: cfg.WFIMW,
 			IRQEntry: cfg.IRQEntry, IRQExit: cfg.IRQExit,
 			// waiti: the core wakes within a few cycles of the interrupt (ASSUME, folded in irq_entry_cycles)
-			WakeCycles: 0, HitCycles: 1,
+			WakeCycles: 0, HitCycles: psramHitCycles,
 			// The level-1 dispatcher takes the highest-numbered pending
 			// interrupt first (CODE: esp-idf components/xtensa/xtensa_vectors.S,
 			// dispatch_c_isr: find_ms_setbit a3, a4, a3, 0).
@@ -69,14 +75,25 @@ func NewSoC(e *sim.Engine, cfg Config) (*SoC, error) {
 		target := c
 		s.ipi[i] = sim.NewEvent(func() { target.Raise(IRQCrosscore) }, false)
 	}
-	// The coherence latencies only apply to the cached PSRAM window: the
-	// two cores' caches are not coherent, so a line the other core holds
-	// comes back through PSRAM (ESP32 TRM, "Cache": no snooping).
+	// The coherence latencies only apply to the cached PSRAM window. A
+	// dual-core IDF puts the external-RAM cache in low/high mode (CODE:
+	// esp-idf v5.1 components/esp_psram/esp_psram.c, PSRAM_MODE is
+	// PSRAM_VADDR_MODE_LOWHIGH unless CONFIG_FREERTOS_UNICORE): "App and
+	// pro CPU share external RAM caches: pro CPU has low 2M, app CPU has
+	// high 2M", so each line is cached once, in the cache both cores use,
+	// and "LOWHIGH and EVENODD do not have these coherency issues"
+	// (components/esp_psram/esp_psram_impl.h, psram_vaddr_mode_t). A line
+	// the other core touched last is therefore a hit for this one too:
+	// only the first touch fills it from PSRAM (the region's latency). A
+	// hit through the other CPU's cache costs the core's own hit time
+	// (HitCycles, ASSUME: not published).
 	// The granule is one 8-byte word: internal SRAM has no lines at all
 	// (a spinner is woken only by a write to its own word, as a real
-	// polling loop only sees its own word change). The PSRAM cache's
-	// 32-byte lines are therefore not modelled as a sharing unit.
-	m, err := e.NewMemory(sim.Coherence{LineSize: 8, SameCluster: cfg.PSRAMLatency, OtherCluster: cfg.PSRAMLatency})
+	// polling loop only sees its own word change), and a shared cache has
+	// no false sharing, so the PSRAM cache's 32-byte lines are not
+	// modelled as a sharing unit.
+	hit := sim.Clock{Hz: hz}.Cycles(psramHitCycles)
+	m, err := e.NewMemory(sim.Coherence{LineSize: 8, SameCluster: hit, OtherCluster: hit})
 	if err != nil {
 		return nil, err
 	}

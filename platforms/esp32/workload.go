@@ -65,7 +65,7 @@ func WorkloadParams() platforms.Params {
 		{Key: KeyPeriphISR, Value: 50, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 100_000, Low: 20, High: 200,
 			Source: "a handler that acknowledges a timer-group interrupt (not measured)", Doc: "work of the peripheral interrupt's handler"},
 		{Key: KeyPSRAM, Value: 0, Unit: "flag", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
-			Source: article + " (the board has external SPI RAM)", Doc: "1: the counter lives in PSRAM (EXT_RAM_BSS_ATTR) behind the per-core caches"},
+			Source: article + " (the board has external SPI RAM)", Doc: "1: the counter lives in PSRAM (EXT_RAM_BSS_ATTR), behind the external-RAM cache the two cores share (IDF's low/high mode)"},
 	}
 }
 
@@ -137,6 +137,8 @@ type csWorkload struct {
 	finished   sim.Time
 	last       *TCB // the task that made the last increment
 	handoffs   int  // increments made by another task than the one before
+	// syncBytes is the RAM of the sync object (0 for notifications).
+	syncBytes int
 }
 
 // Snapshot records the workload's own state for fast-forward.
@@ -221,64 +223,12 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	}
 	e := sim.NewEngine(seed)
 	defer e.Close()
-	k, err := NewKernel(e, cfg)
+	w, err := newCSWorkload(e, cfg, variant, wp)
 	if err != nil {
 		return res, err
 	}
-	ntasks := int(wp.Get(KeyTasks))
-	align := uint64(wp.Get(KeyAlign))
-	w := &csWorkload{k: k, iterations: int(wp.Get(KeyIterations)),
-		csCycles: int64(wp.Get(KeyCSCycles)), loopCycles: int64(wp.Get(KeyLoopCycles))}
-	if wp.Get(KeyPSRAM) == 1 {
-		w.counter = k.SoC.AllocPSRAM(4, align)
-	} else {
-		w.counter = k.SoC.Alloc(4, align)
-	}
-	switch variant {
-	case VariantMutex:
-		w.sem, err = k.NewSemaphore("sem", Mutex, 1, 1, align)
-		res.SyncRAMBytes = QueueBytes
-	case VariantBinary:
-		// xSemaphoreCreateBinary starts empty; app_main gives it once.
-		w.sem, err = k.NewSemaphore("sem", Binary, 1, 1, align)
-		res.SyncRAMBytes = QueueBytes
-	case VariantCritical:
-		w.mux = k.NewPortMux("mux", align)
-		res.SyncRAMBytes = portMuxBytes
-	case VariantNotify:
-		// No object: the state lives in each TCB (5 bytes per index, there anyway).
-		res.SyncRAMBytes = 0
-	}
-	if err != nil {
-		return res, err
-	}
-	w.tasks = make([]*TCB, ntasks)
-	for i := range w.tasks {
-		prio, core := 10, i%NumCores
-		if wp.Get(KeyPriorities) == 1 {
-			prio = 10 + i
-		}
-		if wp.Get(KeyPinning) == 0 {
-			core = NoAffinity
-		}
-		name := fmt.Sprintf("task%d", i)
-		var fn func(t *TCB)
-		switch variant {
-		case VariantMutex, VariantBinary:
-			fn = w.semaphoreTask
-		case VariantCritical:
-			fn = w.spinlockTask
-		case VariantNotify:
-			i := i
-			fn = func(t *TCB) { w.notifyTask(t, w.tasks[(i+1)%ntasks]) }
-		}
-		if w.tasks[i], err = k.CreateTask(name, prio, core, fn); err != nil {
-			return res, err
-		}
-	}
-	if variant == VariantNotify {
-		k.SoC.Mem.Poke(w.tasks[0].valueAddr(0), 1) // the token starts with task0
-	}
+	k := w.k
+	res.SyncRAMBytes = w.syncBytes
 	if opt.Trace {
 		from := sim.Time(wp.Get(KeyTraceFrom) * float64(sim.Millisecond))
 		e.Trace = sim.NewTrace(from, from+sim.Time(wp.Get(KeyTraceSpan)*float64(sim.Millisecond)), 200_000)
@@ -299,7 +249,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	res.Events = e.Events()
 	res.FastForward = e.FastForward()
 	res.Counter = k.SoC.Mem.Peek(w.counter)
-	res.Expected = uint64(ntasks * w.iterations)
+	res.Expected = uint64(len(w.tasks) * w.iterations)
 	k.measure(&res.CPUPct, &res.BusyPct)
 	res.TotalMS = w.finished.Millis()
 	res.NSPerOp = float64(w.finished.Nanos()) / float64(w.iterations)
@@ -333,6 +283,74 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 		res.EnergyMJ += c.EnergyMJ()
 	}
 	return res, nil
+}
+
+// newCSWorkload builds the article's firmware for variant on a fresh kernel
+// on e: the counter, the sync object and the worker tasks, every one placed
+// as align_bytes says, ready to start.
+func newCSWorkload(e *sim.Engine, cfg Config, variant string, wp platforms.Params) (*csWorkload, error) {
+	k, err := NewKernel(e, cfg)
+	if err != nil {
+		return nil, err
+	}
+	ntasks := int(wp.Get(KeyTasks))
+	align := uint64(wp.Get(KeyAlign))
+	if err := k.AlignNotifications(align); err != nil {
+		return nil, fmt.Errorf("parameter %s: %w", KeyAlign, err)
+	}
+	w := &csWorkload{k: k, iterations: int(wp.Get(KeyIterations)),
+		csCycles: int64(wp.Get(KeyCSCycles)), loopCycles: int64(wp.Get(KeyLoopCycles))}
+	if wp.Get(KeyPSRAM) == 1 {
+		w.counter = k.SoC.AllocPSRAM(4, align)
+	} else {
+		w.counter = k.SoC.Alloc(4, align)
+	}
+	switch variant {
+	case VariantMutex:
+		w.sem, err = k.NewSemaphore("sem", Mutex, 1, 1, align)
+	case VariantBinary:
+		// xSemaphoreCreateBinary starts empty; app_main gives it once.
+		w.sem, err = k.NewSemaphore("sem", Binary, 1, 1, align)
+	case VariantCritical:
+		w.mux = k.NewPortMux("mux", align)
+		w.syncBytes = portMuxBytes
+	case VariantNotify:
+		// No object: the state lives in each TCB (NotifyStateBytes per
+		// index, there whether the task uses notifications or not).
+	}
+	if err != nil {
+		return nil, err
+	}
+	if w.sem != nil {
+		w.syncBytes = w.sem.Bytes
+	}
+	w.tasks = make([]*TCB, ntasks)
+	for i := range w.tasks {
+		prio, core := 10, i%NumCores
+		if wp.Get(KeyPriorities) == 1 {
+			prio = 10 + i
+		}
+		if wp.Get(KeyPinning) == 0 {
+			core = NoAffinity
+		}
+		var fn func(t *TCB)
+		switch variant {
+		case VariantMutex, VariantBinary:
+			fn = w.semaphoreTask
+		case VariantCritical:
+			fn = w.spinlockTask
+		case VariantNotify:
+			next := (i + 1) % ntasks
+			fn = func(t *TCB) { w.notifyTask(t, w.tasks[next]) }
+		}
+		if w.tasks[i], err = k.CreateTask(fmt.Sprintf("task%d", i), prio, core, fn); err != nil {
+			return nil, err
+		}
+	}
+	if variant == VariantNotify {
+		k.SoC.Mem.Poke(w.tasks[0].valueAddr(0), 1) // the token starts with task0
+	}
+	return w, nil
 }
 
 // startPeripheral attaches the periodic peripheral interrupt to core 0 with
