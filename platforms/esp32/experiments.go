@@ -7,9 +7,11 @@ import (
 )
 
 // Experiments returns the ESP32 experiments: the article's critical-section
-// benchmark, priority inversion and the unblock latency FreeRTOS documents.
+// benchmark, priority inversion, the unblock latency FreeRTOS documents, the
+// notification API's uncontended paths and timeout, ESP-IDF's own
+// performance tests and the core-to-core ping-pong.
 func Experiments() []platforms.Experiment {
-	return []platforms.Experiment{criticalSection(), priorityInversion(), notifyUnblock(), idfPerf(), pingPong()}
+	return []platforms.Experiment{criticalSection(), priorityInversion(), notifyUnblock(), notifyPaths(), idfPerf(), pingPong()}
 }
 
 func criticalSection() platforms.Experiment {
@@ -88,6 +90,46 @@ func notifyUnblock() platforms.Experiment {
 				return platforms.RunResult{}, err
 			}
 			return platforms.RunResult{Metrics: map[string]float64{"unblock_us": us}}, nil
+		},
+	}
+}
+
+func notifyPaths() platforms.Experiment {
+	return platforms.Experiment{
+		Name: "esp32-notify-paths",
+		Description: "ESP32 core 0, one task: a give followed by a take that finds it (uncontended: neither blocks), " +
+			"the portMUX spinlocks they take and what those cost, then a take with a timeout that nobody gives; " +
+			"a task notification (xTaskNotifyGive to itself, ulTaskNotifyTake) against a binary semaphore.",
+		Platform: "esp32",
+		Params: append(Params(),
+			platforms.Param{Key: "rounds", Value: 1000, Unit: "rounds", Prov: platforms.CODE, Integer: true, Min: 1, Max: 1e6,
+				Source: "scenario", Doc: "give/take pairs averaged"},
+			platforms.Param{Key: "timeout_ticks", Value: 10, Unit: "ticks", Prov: platforms.CODE, Integer: true, Min: 1, Max: 1000,
+				Source: "scenario: ulTaskNotifyTake(xClearCountOnExit, xTicksToWait) and xSemaphoreTake(xSemaphore, xTicksToWait) (esp-idf v5.1 components/freertos/FreeRTOS-Kernel/include/freertos/task.h, semphr.h)",
+				Doc:    "xTicksToWait of the take nobody gives"}),
+		Variants: []platforms.Variant{
+			{Name: GuardNotify, Doc: "xTaskNotifyGive(self), ulTaskNotifyTake(pdTRUE, 0); then ulTaskNotifyTake(pdTRUE, timeout_ticks)"},
+			{Name: GuardBinary, Doc: "xSemaphoreGive, xSemaphoreTake(0) on a binary semaphore; then xSemaphoreTake(timeout_ticks)"},
+		},
+		Repeats: 1, Seed: 1,
+		Metrics: []platforms.Metric{
+			{Name: "give_take_cycles", Unit: "cycles", Better: platforms.Lower, Doc: "one give plus one take that finds it, uncontended"},
+			{Name: "lock_sections", Unit: "count", Better: platforms.Lower, Doc: "portMUX spinlocks one give plus take acquires (xKernelLock, xQueueLock), each with one S32C1I"},
+			{Name: "spinlock_cycles", Unit: "cycles", Better: platforms.Lower, Doc: "lock_sections x one uncontended portMUX enter+exit (the spinlock and its critical-section bookkeeping), measured in the same run"},
+			{Name: "s32c1i_cycles", Unit: "cycles", Better: platforms.Lower, Doc: "lock_sections x one S32C1I on a free internal-SRAM word, measured: the atomic instructions' own share"},
+			{Name: "timeout_returned", Unit: "value", Better: platforms.Neither, Doc: "what the take nobody gives returned: the notification count, or pdTRUE (1) / pdFALSE (0); 0 means it timed out"},
+			{Name: "timeout_ticks_waited", Unit: "ticks", Better: platforms.Neither, Doc: "ticks from that take's call to its return"},
+		},
+		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+			r, err := RunNotifyPaths(ctx, spec.Variant, spec.Params, int(spec.Params["rounds"]), uint32(spec.Params["timeout_ticks"]))
+			if err != nil {
+				return platforms.RunResult{}, err
+			}
+			return platforms.RunResult{Metrics: map[string]float64{
+				"give_take_cycles": r.GiveTakeCycles, "lock_sections": r.LockSections,
+				"spinlock_cycles": r.LockSections * r.PairCycles, "s32c1i_cycles": r.LockSections * r.S32C1ICycles,
+				"timeout_returned": r.TimeoutReturned, "timeout_ticks_waited": r.TimeoutTicksWaited,
+			}}, nil
 		},
 	}
 }

@@ -166,3 +166,93 @@ func RunNotifyUnblock(ctx context.Context, variant string, values map[string]flo
 	}
 	return (total / sim.Time(n)).Micros(), nil
 }
+
+// PathsResult is what RunNotifyPaths measures, in CPU cycles and ticks.
+type PathsResult struct {
+	// GiveTakeCycles is one give plus one take that finds the count
+	// pending, uncontended (neither blocks nor yields), averaged.
+	GiveTakeCycles float64
+	// LockSections is how many portMUX spinlocks one give plus take
+	// acquires (each with one S32C1I, uncontended).
+	LockSections float64
+	// PairCycles is one uncontended portMUX enter plus exit (the spinlock
+	// with its critical-section bookkeeping), S32C1ICycles one S32C1I on a
+	// free internal-SRAM word.
+	PairCycles, S32C1ICycles float64
+	// TimeoutReturned is what a take with a timeout returned when nobody
+	// gave (the notification count, or 1 for a semaphore taken, 0 for
+	// pdFALSE); TimeoutTicksWaited the ticks from the call to its return.
+	TimeoutReturned    float64
+	TimeoutTicksWaited float64
+}
+
+// RunNotifyPaths times, on core 0, rounds of a give followed by a take that
+// finds it (xTaskNotifyGive to the task itself and ulTaskNotifyTake(pdTRUE,
+// 0), or xSemaphoreGive and xSemaphoreTake(0) on a binary semaphore),
+// counting the spinlocks they take; then a take with a timeout of
+// timeoutTicks that nobody gives. PairCycles and S32C1ICycles put the
+// spinlock sections in cycles.
+func RunNotifyPaths(ctx context.Context, variant string, values map[string]float64, rounds int, timeoutTicks uint32) (PathsResult, error) {
+	var res PathsResult
+	cfg, err := ConfigFrom(values)
+	if err != nil {
+		return res, err
+	}
+	if rounds < 1 || timeoutTicks < 1 {
+		return res, fmt.Errorf("rounds %d and timeout %d ticks must be >= 1", rounds, timeoutTicks)
+	}
+	if variant != GuardNotify && variant != GuardBinary {
+		return res, fmt.Errorf("variant %q: want %s or %s", variant, GuardNotify, GuardBinary)
+	}
+	clk := sim.Clock{Hz: int64(cfg.CPUMHz) * 1_000_000}
+	cycles := func(d sim.Time, n int) float64 { return float64(clk.ToCycles(d)) / float64(n) }
+	pair, err := perfPortMux(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	res.PairCycles = cycles(pair[0], 1)
+	err = perfKernel(ctx, cfg, func(k *Kernel) error {
+		var sem *Semaphore
+		if variant == GuardBinary {
+			if sem, err = k.NewSemaphore("s", Binary, 1, 0, 8); err != nil {
+				return err
+			}
+		}
+		word := k.SoC.Alloc(4, 8)
+		acquires := func() (n int) {
+			for _, m := range k.muxes {
+				n += m.Acquires
+			}
+			return n
+		}
+		_, err := k.CreateTask("t", 5, 0, func(t *TCB) {
+			t0 := t.Now()
+			for i := range uint64(rounds) {
+				t.Proc.CAS(word, i, i+1) // the S32C1I of spinlock_acquire, alone
+			}
+			res.S32C1ICycles = cycles(t.Now()-t0, rounds)
+			n0 := acquires()
+			t0 = t.Now()
+			for range rounds {
+				if sem != nil {
+					t.SemaphoreGive(sem)
+					t.SemaphoreTake(sem, 0)
+				} else {
+					t.NotifyGive(t, 0)
+					t.NotifyTake(0, true, 0)
+				}
+			}
+			res.GiveTakeCycles = cycles(t.Now()-t0, rounds)
+			res.LockSections = float64(acquires()-n0) / float64(rounds)
+			before := t.TickCount()
+			if sem != nil {
+				res.TimeoutReturned = float64(b2u(t.SemaphoreTake(sem, timeoutTicks)))
+			} else {
+				res.TimeoutReturned = float64(t.NotifyTake(0, true, timeoutTicks))
+			}
+			res.TimeoutTicksWaited = float64(t.TickCount() - before)
+		})
+		return err
+	})
+	return res, err
+}

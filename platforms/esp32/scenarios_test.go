@@ -2,6 +2,7 @@ package esp32
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -38,4 +39,46 @@ func TestNotifyUnblockFaster(t *testing.T) {
 		t.Fatalf("unblock through a notification %.3f us, through a binary semaphore %.3f us: want notify faster", nt, bs)
 	}
 	t.Logf("unblock: notify %.3f us, binary semaphore %.3f us (%.0f%% faster)", nt, bs, 100*(1-nt/bs))
+}
+
+// The notification paths as IDF runs them: an uncontended xTaskNotifyGive
+// and ulTaskNotifyTake take xKernelLock three times (tasks.c: one section in
+// xTaskGenericNotify, two in ulTaskGenericNotifyTake), a binary semaphore's
+// give and take their xQueueLock twice; each section is one S32C1I and a
+// portMUX pair, most of the path. A take with a timeout that nobody gives
+// returns 0 (pdFALSE) exactly that many ticks later, for both.
+func TestNotifyPaths(t *testing.T) {
+	for _, tc := range []struct {
+		variant  string
+		sections float64
+	}{{GuardNotify, 3}, {GuardBinary, 2}} {
+		for _, hz := range []float64{100, 1000} {
+			for _, ticks := range []uint32{1, 7} {
+				r, err := RunNotifyPaths(context.Background(), tc.variant, map[string]float64{KeyTickHz: hz}, 200, ticks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%s/HZ=%g/timeout=%d", tc.variant, hz, ticks)
+				if r.LockSections != tc.sections {
+					t.Errorf("%s: %g spinlock sections per give+take, want %g", name, r.LockSections, tc.sections)
+				}
+				spin := r.LockSections * r.PairCycles
+				if !(r.GiveTakeCycles > spin && spin > r.LockSections*r.S32C1ICycles && r.S32C1ICycles > 0) {
+					t.Errorf("%s: give+take %g cycles, spinlock %g, S32C1I %g each: want path > spinlock > S32C1I > 0", name, r.GiveTakeCycles, spin, r.S32C1ICycles)
+				}
+				if r.TimeoutReturned != 0 || r.TimeoutTicksWaited != float64(ticks) {
+					t.Errorf("%s: the take nobody gives returned %g after %g ticks, want 0 after %d", name, r.TimeoutReturned, r.TimeoutTicksWaited, ticks)
+				}
+			}
+		}
+	}
+	for _, bad := range []struct {
+		variant string
+		rounds  int
+		ticks   uint32
+	}{{"mutex", 10, 1}, {GuardNotify, 0, 1}, {GuardNotify, 10, 0}} {
+		if _, err := RunNotifyPaths(context.Background(), bad.variant, nil, bad.rounds, bad.ticks); err == nil {
+			t.Errorf("RunNotifyPaths(%q, rounds %d, %d ticks) accepted", bad.variant, bad.rounds, bad.ticks)
+		}
+	}
 }
