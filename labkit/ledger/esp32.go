@@ -24,7 +24,9 @@ var esp32Judges = map[string]judge{
 	},
 	"esp-table-cpu": func(r *runs) (Verdict, string, string) {
 		mu, no := r.mean("esp-main", "mutex", 0, "cpu_core0_pct"), r.mean("esp-main", "notify", 0, "cpu_core0_pct")
-		mag := fmt.Sprintf("core 0: mutex %s%%, notify %s%% (article %g%% and %g%%)", num(mu), num(no), r.value("mutex"), r.value("notify"))
+		mu1, no1 := r.mean("esp-main", "mutex", 0, "cpu_core1_pct"), r.mean("esp-main", "notify", 0, "cpu_core1_pct")
+		mag := fmt.Sprintf("core 0 / core 1: mutex %s / %s%%, notify %s / %s%% (article %g / %g%% and %g / %g%%); notify/mutex on core 0 %.2f (article %.2f)",
+			num(mu), num(mu1), num(no), num(no1), r.value("mutex"), r.value("mutex_core1"), r.value("notify"), r.value("notify_core1"), no/mu, r.value("notify")/r.value("mutex"))
 		switch {
 		case no >= mu:
 			return Contradicted, mag, "notify does not use less CPU"
@@ -35,7 +37,8 @@ var esp32Judges = map[string]judge{
 	},
 	"esp-table-irq": func(r *runs) (Verdict, string, string) {
 		mu, no := r.mean("esp-main", "mutex", 0, "max_irq_latency_us"), r.mean("esp-main", "notify", 0, "max_irq_latency_us")
-		mag := fmt.Sprintf("max latency of the 1 kHz interrupt on core 0: notify %s us, mutex %s us (article %g and %g us)", num(no), num(mu), r.value("notify"), r.value("mutex"))
+		mag := fmt.Sprintf("max latency of the 1 kHz interrupt on core 0: notify %s us, mutex %s us: notify %s the mutex's (article %g and %g us: %s)",
+			num(no), num(mu), vs(no, mu), r.value("notify"), r.value("mutex"), vs(r.value("notify"), r.value("mutex")))
 		if no < mu {
 			return Holds, mag, "notify masks interrupts for less time"
 		}
@@ -48,7 +51,7 @@ var esp32Judges = map[string]judge{
 		}
 		sM, sN := spin("mutex"), spin("notify")
 		tM, tN := r.mean("esp-main", "mutex", 0, "ns_per_op"), r.mean("esp-main", "notify", 0, "ns_per_op")
-		mag := fmt.Sprintf("share of both cores' time spinning on a lock: mutex %s%%, notify %s%%; time per task iteration notify %s mutex", num(sM), num(sN), vs(tN, tM))
+		mag := fmt.Sprintf("share of both cores' time spinning on a lock: mutex %s%%, notify %s%% (mutex %s); time per task iteration notify %s the mutex's", num(sM), num(sN), vs(sM, sN), vs(tN, tM))
 		switch {
 		case sM > sN && tN < tM:
 			return Holds, mag, "the mutex spins and notify, which spins less, is faster"
@@ -58,21 +61,53 @@ var esp32Judges = map[string]judge{
 		return Contradicted, mag, "the mutex spins no more than notify"
 	},
 	"esp-notify-atomic": func(r *runs) (Verdict, string, string) {
-		no, cr := r.mean("esp-main", "notify", 0, "ns_per_op"), r.mean("esp-main", "critical", 0, "ns_per_op")
-		kls := 1000 * r.mean("esp-main", "notify", 0, "kernel_lock_spin_us") / r.mean("esp-main", "notify", 0, "expected_counter")
-		mag := fmt.Sprintf("notify's path %s ns per task iteration, %s the bare portMUX critical section (%s ns); %s ns per increment spinning on xKernelLock", num(no), vs(no, cr), num(cr), num(kls))
+		p := func(v, metric string) float64 { return r.mean("esp-paths", v, 0, metric) }
+		path, sections := p("notify", "give_take_cycles"), p("notify", "lock_sections")
+		spin, atomics := p("notify", "spinlock_cycles"), p("notify", "s32c1i_cycles")
+		sem := p("binary-semaphore", "give_take_cycles")
+		mag := fmt.Sprintf("uncontended xTaskNotifyGive + ulTaskNotifyTake: %s cycles, %s of them (%.0f%%) in %g xKernelLock sections, whose S32C1I instructions take %s cycles (%.1f%%); "+
+			"a binary semaphore's give + take: %s cycles in %g sections (notify %s); a hand-off of the article's handshake: %s ns per task iteration",
+			num(path), num(spin), 100*spin/path, sections, num(atomics), 100*atomics/path,
+			num(sem), p("binary-semaphore", "lock_sections"), vs(path, sem), num(r.mean("esp-main", "notify", 0, "ns_per_op")))
 		switch {
-		case no > 5*cr:
-			return Contradicted, mag, "xTaskNotifyGive and ulTaskNotifyTake run their TCB updates inside taskENTER_CRITICAL(&xKernelLock), not as lone S32C1I atomics, and a hand-off to a blocked task adds a crosscore interrupt and a context switch"
-		case no <= 2*cr:
-			return Holds, mag, "notify costs about as much as a bare spinlock pair"
+		case sections == 0 || atomics >= path/2:
+			return Holds, mag, "the path is its atomic instructions"
+		case path <= 0.9*sem:
+			return Partly, mag, "cheaper than a semaphore uncontended, but not through S32C1I on TCB fields: the TCB words are plain loads and stores inside taskENTER_CRITICAL(&xKernelLock) sections, whose only atomic is the spinlock's S32C1I"
 		}
-		return Partly, mag, "notify costs a few spinlock pairs"
+		return Contradicted, mag, "the TCB words are plain loads and stores inside taskENTER_CRITICAL(&xKernelLock) (tasks.c: one section in xTaskGenericNotify, two in ulTaskGenericNotifyTake), so the spinlock and its interrupt masking, not an S32C1I on the TCB, is most of the path, and uncontended it costs about what a binary semaphore's give and take do"
+	},
+	"esp-notify-timeout": func(r *runs) (Verdict, string, string) {
+		p := func(v, metric string) float64 { return r.mean("esp-paths", v, 0, metric) }
+		ticks, hz := r.param("esp-paths", "timeout_ticks"), r.param("esp-paths", "tick_hz")
+		ret, waited := p("notify", "timeout_returned"), p("notify", "timeout_ticks_waited")
+		mag := fmt.Sprintf("nobody gives: ulTaskNotifyTake(pdTRUE, %g) returned %g after %g ticks (%s ms at %g Hz); xSemaphoreTake(sem, %g) returned %g after %g ticks",
+			ticks, ret, waited, num(1000*waited/hz), hz, ticks, p("binary-semaphore", "timeout_returned"), p("binary-semaphore", "timeout_ticks_waited"))
+		switch {
+		case ret == 0 && waited == ticks:
+			return Contradicted, mag, "ulTaskNotifyTake's second argument, xTicksToWait, is a timeout like xSemaphoreTake's: the take gives up after that many ticks and returns 0; pdTRUE is xClearCountOnExit, which only clears the count on the way out"
+		case waited > ticks:
+			return Holds, mag, "the take blocked past its timeout"
+		}
+		return Partly, mag, "the take returned, but not as a timeout of xTicksToWait ticks"
+	},
+	"esp-ram": func(r *runs) (Verdict, string, string) {
+		b := func(v string) float64 { return r.mean("esp-main", v, 0, "sync_ram_bytes") }
+		mu, no, art := b("mutex"), b("notify"), r.value("semaphore")
+		mag := fmt.Sprintf("the mutex's StaticQueue_t %s B (article: about %g B; %s), the binary semaphore's %s B, a portMUX %s B, a notification %s B beyond the TCB",
+			num(mu), art, vs(mu, art), num(b("binary-semaphore")), num(b("critical")), num(no))
+		switch sem := within(mu, art, 1.25); {
+		case sem && no == 0:
+			return Holds, mag, "FreeRTOS.h's StaticQueue_t with IDF v5.1's configuration is about the article's figure (configUSE_QUEUE_SETS adds a pointer to the bare layout's 80 B; the trace facility that run-time statistics select adds 8 more), and a notification needs no object: its value and state (5 B per index) are in every TCB whether used or not"
+		case sem || no == 0:
+			return Partly, mag, "one of the two figures holds"
+		}
+		return Contradicted, mag, "neither figure holds"
 	},
 	"esp-notify-ipi": func(r *runs) (Verdict, string, string) {
 		n := r.mean("esp-main", "notify", 0, "expected_counter")
 		ipis, sw := r.mean("esp-main", "notify", 0, "ipis")/n, r.mean("esp-main", "notify", 0, "context_switches")/n
-		mag := fmt.Sprintf("per increment of the handshake: %.2f crosscore interrupts, %.2f context switches", ipis, sw)
+		mag := fmt.Sprintf("per increment of the handshake: %.2f crosscore interrupts, %.2f context switches (one hand-off per increment is the handshake's construction, an input; the interrupts and switches are results)", ipis, sw)
 		switch {
 		case ipis >= 0.5 && sw < 0.5:
 			return Holds, mag, "the interrupt wakes the receiver without a reschedule"
@@ -83,16 +118,26 @@ var esp32Judges = map[string]judge{
 	},
 	"esp-align": func(r *runs) (Verdict, string, string) {
 		worst := 0.0
+		same := true
 		var parts []string
-		for _, v := range []string{"mutex", "notify"} {
-			a, b := r.mean("esp-align", v, r.point("esp-align", "align_bytes", 8), "ns_per_op"), r.mean("esp-align", v, r.point("esp-align", "align_bytes", 64), "ns_per_op")
-			worst = math.Max(worst, math.Abs(pct(b, a)))
-			parts = append(parts, fmt.Sprintf("%s %+.2f%%", v, pct(b, a)))
+		for _, mem := range []struct{ name, at8, at64 string }{{"SRAM", "esp-align8", "esp-align64"}, {"counter in PSRAM", "esp-psram8", "esp-psram64"}} {
+			var ps []string
+			for _, v := range []string{"mutex", "notify"} {
+				a, b := r.mean(mem.at8, v, 0, "ns_per_op"), r.mean(mem.at64, v, 0, "ns_per_op")
+				worst = math.Max(worst, math.Abs(pct(b, a)))
+				same = same && a == b
+				ps = append(ps, fmt.Sprintf("%s %+.2f%%", v, pct(b, a)))
+			}
+			parts = append(parts, mem.name+": "+strings.Join(ps, ", "))
 		}
-		mag := "64-byte against 8-byte alignment, time per task iteration: " + strings.Join(parts, ", ")
+		mag := "64-byte against 8-byte alignment of the counter, the sync object and the notification words, same seeds, time per task iteration: " + strings.Join(parts, "; ")
+		if same {
+			mag += " (identical to the last bit)"
+		}
+		mag += fmt.Sprintf("; the counter in PSRAM against SRAM: notify %+.2f%%", pct(r.mean("esp-psram8", "notify", 0, "ns_per_op"), r.mean("esp-align8", "notify", 0, "ns_per_op")))
 		switch {
 		case worst <= 2:
-			return Contradicted, mag, "internal SRAM has no data cache in front of it (XCHAL_DCACHE_SIZE 0), so there are no cache lines to ping-pong and alignment has nothing to act on (today's model aligns the counter and the sync object, not the TCB's notification words)"
+			return Contradicted, mag, "there is no cache line to ping-pong: internal SRAM, where the TCBs and their notification words live (IDF's FreeRTOS allocates only from internal memory), has no data cache (XCHAL_DCACHE_SIZE 0), and the PSRAM cache is shared by both cores in IDF's dual-core low/high mode, so no line moves between cores; alignment has nothing to act on"
 		case worst > 5:
 			return Holds, mag, "alignment changes the time"
 		}
@@ -118,7 +163,6 @@ var esp32Judges = map[string]judge{
 		}
 		t2 := r.mean("esp-tasks", "notify", r.point("esp-tasks", "tasks", 2), "ns_per_op") / r.mean("esp-tasks", "mutex", r.point("esp-tasks", "tasks", 2), "ns_per_op")
 		t4 := r.mean("esp-tasks", "notify", r.point("esp-tasks", "tasks", 4), "ns_per_op") / r.mean("esp-tasks", "mutex", r.point("esp-tasks", "tasks", 4), "ns_per_op")
-		mag := fmt.Sprintf("notify/mutex time per task iteration: %s (10 us = %g cycles); %.2f with 2 tasks, %.2f with 4", strings.Join(parts, ", "), tenUS, t2, t4)
 		wins := func(xs []float64) bool {
 			for _, x := range xs {
 				if x < 1 {
@@ -128,6 +172,17 @@ var esp32Judges = map[string]judge{
 			return false
 		}
 		first, last := below[0], above[len(above)-1]
+		trend := func(from, to float64) string {
+			switch {
+			case from >= 1 && to >= 1 && to < from:
+				return "notify's deficit narrows"
+			case from >= 1 && to >= 1:
+				return "notify's deficit widens"
+			}
+			return "notify/mutex crosses 1"
+		}
+		mag := fmt.Sprintf("notify/mutex time per task iteration: %s (10 us = %g cycles): %s from %.2fx to %.2fx as the section grows; %.2f with 2 tasks, %.2f with 4: %s",
+			strings.Join(parts, ", "), tenUS, trend(first, last), first, last, t2, t4, trend(t2, t4))
 		switch {
 		case !wins(below) && last < first:
 			return Contradicted, mag, "notify is never faster below 10 us, and its deficit shrinks as the section grows (the mutex then blocks too and pays the same sleep and wake): the threshold runs the wrong way"

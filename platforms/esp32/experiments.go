@@ -96,7 +96,7 @@ func notifyUnblock() platforms.Experiment {
 
 func notifyPaths() platforms.Experiment {
 	return platforms.Experiment{
-		Name: "esp32-notify-paths",
+		Name: "esp32-api-paths",
 		Description: "ESP32 core 0, one task: a give followed by a take that finds it (uncontended: neither blocks), " +
 			"the portMUX spinlocks they take and what those cost, then a take with a timeout that nobody gives; " +
 			"a task notification (xTaskNotifyGive to itself, ulTaskNotifyTake) against a binary semaphore.",
