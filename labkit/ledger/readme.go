@@ -115,7 +115,9 @@ func espBudget(es *labkit.Result, results map[string]*labkit.Result, m func(run,
 		return s
 	}
 	mutex := func(low bool) float64 { return sum(low, "sem_take_body_cycles", "sem_give_body_cycles") }
-	handshake := sum(true, "spinlock_pair_cycles", "spinlock_pair_cycles", "notify_body_cycles", "notify_body_cycles", "crosscore_trigger_cycles",
+	// The handshake's give and take take xKernelLock three times (tasks.c:
+	// once in xTaskGenericNotify, twice in ulTaskGenericNotifyTake).
+	handshake := sum(true, "spinlock_pair_cycles", "spinlock_pair_cycles", "spinlock_pair_cycles", "notify_body_cycles", "notify_body_cycles", "crosscore_trigger_cycles",
 		"crosscore_latency_cycles", "irq_entry_cycles", "crosscore_isr_cycles", "switch_select_cycles", "switch_save_restore_cycles")
 	inv := func(v string) float64 { return results["esp-inversion"].Summary(v, 0, "high_blocked_us").Mean / 1000 }
 	align := 0.0
