@@ -11,7 +11,7 @@ import (
 // notification API's uncontended paths and timeout, ESP-IDF's own
 // performance tests and the core-to-core ping-pong.
 func Experiments() []platforms.Experiment {
-	return []platforms.Experiment{criticalSection(), priorityInversion(), notifyUnblock(), notifyPaths(), idfPerf(), pingPong()}
+	return []platforms.Experiment{criticalSection(), priorityInversion(), notifyUnblock(), apiPaths(), idfPerf(), pingPong()}
 }
 
 func criticalSection() platforms.Experiment {
@@ -94,7 +94,7 @@ func notifyUnblock() platforms.Experiment {
 	}
 }
 
-func notifyPaths() platforms.Experiment {
+func apiPaths() platforms.Experiment {
 	return platforms.Experiment{
 		Name: "esp32-api-paths",
 		Description: "ESP32 core 0, one task: a give followed by a take that finds it (uncontended: neither blocks), " +
@@ -121,7 +121,7 @@ func notifyPaths() platforms.Experiment {
 			{Name: "timeout_ticks_waited", Unit: "ticks", Better: platforms.Neither, Doc: "ticks from that take's call to its return"},
 		},
 		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
-			r, err := RunNotifyPaths(ctx, spec.Variant, spec.Params, int(spec.Params["rounds"]), uint32(spec.Params["timeout_ticks"]))
+			r, err := RunAPIPaths(ctx, spec.Variant, spec.Params, int(spec.Params["rounds"]), uint32(spec.Params["timeout_ticks"]))
 			if err != nil {
 				return platforms.RunResult{}, err
 			}

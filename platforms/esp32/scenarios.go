@@ -167,8 +167,8 @@ func RunNotifyUnblock(ctx context.Context, variant string, values map[string]flo
 	return (total / sim.Time(n)).Micros(), nil
 }
 
-// PathsResult is what RunNotifyPaths measures, in CPU cycles and ticks.
-type PathsResult struct {
+// APIPathsResult is what RunAPIPaths measures, in CPU cycles and ticks.
+type APIPathsResult struct {
 	// GiveTakeCycles is one give plus one take that finds the count
 	// pending, uncontended (neither blocks nor yields), averaged.
 	GiveTakeCycles float64
@@ -186,14 +186,14 @@ type PathsResult struct {
 	TimeoutTicksWaited float64
 }
 
-// RunNotifyPaths times, on core 0, rounds of a give followed by a take that
+// RunAPIPaths times, on core 0, rounds of a give followed by a take that
 // finds it (xTaskNotifyGive to the task itself and ulTaskNotifyTake(pdTRUE,
 // 0), or xSemaphoreGive and xSemaphoreTake(0) on a binary semaphore),
 // counting the spinlocks they take; then a take with a timeout of
 // timeoutTicks that nobody gives. PairCycles and S32C1ICycles put the
 // spinlock sections in cycles.
-func RunNotifyPaths(ctx context.Context, variant string, values map[string]float64, rounds int, timeoutTicks uint32) (PathsResult, error) {
-	var res PathsResult
+func RunAPIPaths(ctx context.Context, variant string, values map[string]float64, rounds int, timeoutTicks uint32) (APIPathsResult, error) {
+	var res APIPathsResult
 	cfg, err := ConfigFrom(values)
 	if err != nil {
 		return res, err

@@ -47,14 +47,14 @@ func TestNotifyUnblockFaster(t *testing.T) {
 // give and take their xQueueLock twice; each section is one S32C1I and a
 // portMUX pair, most of the path. A take with a timeout that nobody gives
 // returns 0 (pdFALSE) exactly that many ticks later, for both.
-func TestNotifyPaths(t *testing.T) {
+func TestAPIPaths(t *testing.T) {
 	for _, tc := range []struct {
 		variant  string
 		sections float64
 	}{{GuardNotify, 3}, {GuardBinary, 2}} {
 		for _, hz := range []float64{100, 1000} {
 			for _, ticks := range []uint32{1, 7} {
-				r, err := RunNotifyPaths(context.Background(), tc.variant, map[string]float64{KeyTickHz: hz}, 200, ticks)
+				r, err := RunAPIPaths(context.Background(), tc.variant, map[string]float64{KeyTickHz: hz}, 200, ticks)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -77,8 +77,8 @@ func TestNotifyPaths(t *testing.T) {
 		rounds  int
 		ticks   uint32
 	}{{"mutex", 10, 1}, {GuardNotify, 0, 1}, {GuardNotify, 10, 0}} {
-		if _, err := RunNotifyPaths(context.Background(), bad.variant, nil, bad.rounds, bad.ticks); err == nil {
-			t.Errorf("RunNotifyPaths(%q, rounds %d, %d ticks) accepted", bad.variant, bad.rounds, bad.ticks)
+		if _, err := RunAPIPaths(context.Background(), bad.variant, nil, bad.rounds, bad.ticks); err == nil {
+			t.Errorf("RunAPIPaths(%q, rounds %d, %d ticks) accepted", bad.variant, bad.rounds, bad.ticks)
 		}
 	}
 }
