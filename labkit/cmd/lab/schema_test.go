@@ -53,7 +53,9 @@ func validate(t *testing.T, name string, out []byte) labkit.RunDoc {
 }
 
 // shortSweep returns e with short runs and a sweep of two points over its
-// run length (an experiment that sweeps keeps its sweep, shortened).
+// run length (an experiment that sweeps keeps its sweep, shortened); one
+// without a run length (its runs are short anyway) sweeps its first ASSUME
+// parameter over the ends of its plausible range.
 func shortSweep(e platforms.Experiment) (platforms.Experiment, error) {
 	short := map[string][]float64{"iterations": {500, 1000}, "rounds": {10, 20}, "hold_us": {500, 1000}, "duration_ms": {3, 6}}
 	for _, k := range []string{"iterations", "rounds", "hold_us", "duration_ms"} {
@@ -65,7 +67,12 @@ func shortSweep(e platforms.Experiment) (platforms.Experiment, error) {
 		}
 		return e.WithSweep(k, short[k]...)
 	}
-	return e, fmt.Errorf("%s: no run-length parameter to shorten; add it to shortSweep", e.Name)
+	for _, p := range e.Params {
+		if p.Prov == platforms.ASSUME && p.Low < p.High && len(e.Sweep) == 0 {
+			return e.WithSweep(p.Key, p.Low, p.High)
+		}
+	}
+	return e, fmt.Errorf("%s: no run-length or ASSUME parameter to sweep; add one to shortSweep", e.Name)
 }
 
 // Every catalog experiment, run with a sweep: lab run -json follows the

@@ -46,7 +46,8 @@ func repoCopy(t *testing.T) string {
 	}
 	dir := t.TempDir()
 	srcs, _ := filepath.Glob(filepath.Join(root, "*.go"))
-	for _, p := range append(srcs, "go.mod", "go.sum", "sim", "platforms", "labkit", filepath.Join("data", "embed.go"), filepath.Join("data", "reference")) {
+	for _, p := range append(srcs, "go.mod", "go.sum", "sim", "platforms", "labkit", filepath.Join("data", "embed.go"), filepath.Join("data", "reference"),
+		filepath.Join("data", "claims.go"), filepath.Join("data", "claims")) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
