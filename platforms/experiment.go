@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,24 @@ type Metric struct {
 	Unit   string `msgpack:"unit" json:"unit"`
 	Better Better `msgpack:"better" json:"better"`
 	Doc    string `msgpack:"doc" json:"doc"`
+	// Min and Max bound the metric's physical range (charts clip
+	// confidence intervals to it). When Max <= Min the range is the
+	// default: [Min, +Inf), which is non-negative for counts, times and
+	// power, and [0, 100] for a unit of "%". A signed metric sets Min to
+	// -math.MaxFloat64.
+	Min float64 `msgpack:"min,omitempty" json:"min,omitempty"`
+	Max float64 `msgpack:"max,omitempty" json:"max,omitempty"`
+}
+
+// Range returns the bounds of the metric's physical range (see Min, Max).
+func (m Metric) Range() (lo, hi float64) {
+	switch {
+	case m.Max > m.Min:
+		return m.Min, m.Max
+	case m.Unit == "%" && m.Min == 0:
+		return 0, 100
+	}
+	return m.Min, math.Inf(1)
 }
 
 // Variant is one alternative an experiment compares (a lock primitive, a wait
