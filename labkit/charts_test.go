@@ -62,7 +62,7 @@ func TestLines(t *testing.T) {
 // chartOption is the part of an ECharts option the chart tests read.
 type chartOption struct {
 	Title  struct{ Text, Subtext string } `json:"title"`
-	Legend struct{ Data []string }       `json:"legend"`
+	Legend struct{ Data []string }        `json:"legend"`
 	XAxis  []struct {
 		Type    string
 		Name    string
