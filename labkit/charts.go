@@ -375,5 +375,5 @@ func StackedBars(title, unit string, categories []string, series []Series) *Char
 // categoryAxis is a category axis whose labels all show, wrapped rather
 // than hidden or cut.
 func categoryAxis() opts.XAxis {
-	return opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0", Width: 150, Overflow: "break", Margin: 12, LineHeight: "15"}}
+	return opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0", Width: 150, Overflow: "break", Margin: 12}}
 }

@@ -114,7 +114,7 @@ func resetColors(t *testing.T) {
 	t.Helper()
 	t.Setenv("GONB_TMP_DIR", "")
 	colors.Lock()
-	colors.loaded, colors.order = false, nil
+	colors.loaded, colors.Variants, colors.Others = false, nil, nil
 	colors.Unlock()
 }
 
@@ -188,7 +188,7 @@ func TestColoursKeptAcrossCells(t *testing.T) {
 	t.Setenv("GONB_TMP_DIR", t.TempDir())
 	first := []string{colorOf("zeta"), colorOf("alpha")}
 	colors.Lock()
-	colors.loaded, colors.order = false, nil // the next cell's program
+	colors.loaded, colors.Variants, colors.Others = false, nil, nil // the next cell's program
 	colors.Unlock()
 	if got := []string{colorOf("alpha"), colorOf("zeta")}; got[0] != first[1] || got[1] != first[0] {
 		t.Errorf("colours after a new cell %v, before %v", got, first)

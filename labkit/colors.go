@@ -10,15 +10,19 @@ import (
 	"synclab/platforms"
 )
 
-// colors assigns each series name (a variant, usually) one colour of the
-// palette, in the order names first appear, and keeps it for every later
-// chart. In a GoNB notebook each cell is a new program, so the assignment
-// is kept in a file of the kernel session (GONB_TMP_DIR): a variant keeps
-// its colour across every chart of the notebook and of its report.
+// colors assigns each series name one colour of the palette and keeps it
+// for every later chart: variants take the palette from its start in the
+// order they first appear, other series (stack components, analytic
+// curves) from its end, so a plain chart drawn first does not take the
+// variants' colours. In a GoNB notebook each cell is a new program, so the
+// assignment is kept in a file of the kernel session (GONB_TMP_DIR): a
+// variant keeps its colour across every chart of the notebook and of its
+// report.
 var colors struct {
 	sync.Mutex
 	loaded bool
-	order  []string
+	// Variants and Others list the names in the order they got colours.
+	Variants, Others []string
 }
 
 // colorsFile is where a notebook's kernel session keeps the assignment; ""
@@ -30,43 +34,61 @@ func colorsFile() string {
 	return ""
 }
 
-// colorOf returns the colour of a series name, assigning the next one of
-// the palette to a new name (after the palette's length, colours repeat).
+// colorOf returns the colour of a series name, assigning a new name the
+// next free colour from the end of the palette (after the palette's
+// length, colours repeat).
 func colorOf(name string) string {
 	colors.Lock()
 	defer colors.Unlock()
-	return palette[colorIndex(name)%len(palette)]
+	loadColors()
+	if i := slices.Index(colors.Variants, name); i >= 0 {
+		return palette[i%len(palette)]
+	}
+	i := slices.Index(colors.Others, name)
+	if i < 0 {
+		colors.Others = append(colors.Others, name)
+		saveColors()
+		i = len(colors.Others) - 1
+	}
+	return palette[len(palette)-1-i%len(palette)]
 }
 
-// registerVariants assigns colours to an experiment's variants in their
-// order, so that their colours follow the definition rather than the
-// order charts happen to show them.
+// registerVariants gives an experiment's variants colours from the start of
+// the palette, in their order, unless they have one.
 func registerVariants(e platforms.Experiment) {
 	colors.Lock()
 	defer colors.Unlock()
+	loadColors()
+	changed := false
 	for _, v := range e.Variants {
-		colorIndex(v.Name)
+		if !slices.Contains(colors.Variants, v.Name) && !slices.Contains(colors.Others, v.Name) {
+			colors.Variants = append(colors.Variants, v.Name)
+			changed = true
+		}
+	}
+	if changed {
+		saveColors()
 	}
 }
 
-// colorIndex is the index of name in the assignment, adding it if new.
-// The caller holds the lock.
-func colorIndex(name string) int {
-	path := colorsFile()
-	if !colors.loaded {
-		colors.loaded = true
-		if b, err := os.ReadFile(path); err == nil {
-			_ = json.Unmarshal(b, &colors.order) // a damaged file starts afresh
+// loadColors reads the session's assignment once; the caller holds the
+// lock.
+func loadColors() {
+	if colors.loaded {
+		return
+	}
+	colors.loaded = true
+	if b, err := os.ReadFile(colorsFile()); err == nil {
+		_ = json.Unmarshal(b, &colors) // a damaged file starts afresh
+	}
+}
+
+// saveColors writes the assignment for the session's next cells; without
+// a session directory, colours hold within the program.
+func saveColors() {
+	if path := colorsFile(); path != "" {
+		if b, err := json.Marshal(&colors); err == nil {
+			_ = os.WriteFile(path, b, 0o644)
 		}
 	}
-	if i := slices.Index(colors.order, name); i >= 0 {
-		return i
-	}
-	colors.order = append(colors.order, name)
-	if path != "" {
-		if b, err := json.Marshal(colors.order); err == nil {
-			_ = os.WriteFile(path, b, 0o644) // without it, colours hold within the cell
-		}
-	}
-	return len(colors.order) - 1
 }

@@ -163,14 +163,21 @@ func Display(charts ...*Chart) {
 // reached GoNB (gonbui.Sync); outside a notebook it prints it on stdout.
 func DisplayTable(t Table) {
 	if inNotebook() {
-		displayHTML(tableCSS + t.HTML())
+		displayHTML(t.StyledHTML())
 		syncNotebook()
 		return
 	}
 	t.WriteText(os.Stdout)
 }
 
-const tableCSS = `<style>table.synclab{border-collapse:collapse;margin:0.5em 0;font-size:13px}
+// StyledHTML is the table's HTML with its style sheet, as DisplayTable
+// shows it.
+func (t Table) StyledHTML() string { return tableCSS + t.HTML() }
+
+// tableCSS styles tables: text left, numbers right (the class is doubled
+// to win over JupyterLab's right-aligned cells in exported notebooks).
+const tableCSS = `<style>table.synclab{border-collapse:collapse;margin:0.5em 0;font-size:13px;display:block;overflow-x:auto;max-width:100%}
 table.synclab caption{font-weight:bold;text-align:left;padding:4px 0}
-table.synclab th,table.synclab td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+table.synclab.synclab th,table.synclab.synclab td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+table.synclab.synclab td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.synclab th{background:#f3f3f3}</style>`

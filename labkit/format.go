@@ -79,9 +79,9 @@ func MeanCI(s Summary) string {
 var siPrefixes = map[int]string{-3: "n", -2: "µ", -1: "m", 0: "", 1: "k", 2: "M", 3: "G"}
 
 // siBases are the units Quantity rescales.
-var siBases = []string{"s", "W", "J", "Hz"}
+var siBases = []string{"s", "W", "J", "Hz", "B"}
 
-// Quantity formats a value with its unit, moving an SI unit (s, W, J, Hz,
+// Quantity formats a value with its unit, moving an SI unit (s, W, J, Hz, B,
 // with or without a prefix: ms, us, µs, ns, mW, uJ, MHz...) to the prefix
 // that gives 1 to 999 ("0.0033 ms" -> "3.3 µs", "2,277 mW" -> "2.277 W");
 // other units are kept ("41,811 ops/s"). For prose: in a table column or on

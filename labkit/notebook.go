@@ -76,6 +76,7 @@ func RunWith(ctx context.Context, e platforms.Experiment, spec Spec) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	registerVariants(e)
 	opts := spec.Options
 	opts.Trace = opts.Trace || spec.Trace
 	start := time.Now()

@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,10 +34,11 @@ const minColumn = 12
 
 // WriteText prints t with aligned columns, fitted to the terminal's width
 // when w is a terminal (else $COLUMNS, else unlimited): see WriteTextWidth.
-func (t Table) WriteText(w io.Writer) { t.WriteTextWidth(w, terminalWidth(w)) }
+func (t Table) WriteText(w io.Writer) { t.WriteTextWidth(w, TerminalWidth(w)) }
 
-// terminalWidth is the width of w if it is a terminal, else $COLUMNS, else 0.
-func terminalWidth(w io.Writer) int {
+// TerminalWidth is the width of w if it is a terminal, else $COLUMNS, else 0
+// (no limit).
+func TerminalWidth(w io.Writer) int {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			return cols
@@ -193,7 +195,12 @@ func wrapText(s string, width int) []string {
 	return append(lines, string(cur))
 }
 
-// HTML renders t as an HTML table with its title as caption.
+// numericCell matches cells that hold a number (with its interval), which
+// HTML tables align right.
+var numericCell = regexp.MustCompile(`^[-+]?[\d,.]+(e-?\d+)?%?( ± [\d,.]+(e-?\d+)?)?$`)
+
+// HTML renders t as an HTML table with its title as caption; cells holding
+// numbers are right-aligned (class "n").
 func (t Table) HTML() string {
 	var b strings.Builder
 	b.WriteString(`<table class="synclab">`)
@@ -208,7 +215,11 @@ func (t Table) HTML() string {
 	for _, r := range t.Rows {
 		b.WriteString("<tr>")
 		for _, c := range r {
-			b.WriteString("<td>" + html.EscapeString(c) + "</td>")
+			if numericCell.MatchString(c) {
+				b.WriteString(`<td class="n">` + html.EscapeString(c) + "</td>")
+			} else {
+				b.WriteString("<td>" + html.EscapeString(c) + "</td>")
+			}
 		}
 		b.WriteString("</tr>")
 	}

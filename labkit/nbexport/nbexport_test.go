@@ -48,7 +48,7 @@ func needChromium(t *testing.T) {
 	t.Skip("no chromium: headless report check skipped (apt-get install chromium)")
 }
 
-func writeNotebook(t *testing.T, dir, name string, cells ...map[string]any) string {
+func writeTestNotebook(t *testing.T, dir, name string, cells ...map[string]any) string {
 	t.Helper()
 	for i, c := range cells {
 		c["id"] = "c" + string(rune('a'+i))
@@ -95,7 +95,7 @@ func TestCheck(t *testing.T) {
 		{"web stylesheet", `<link rel="stylesheet" href="https://fonts.example.com/a.css">`, "external stylesheet"},
 		{"chart with library", lib + chart, ""},
 		{"chart without library", chart, "1 chart(s) but no inlined ECharts library"},
-		{"cdn fallback", lib + chart + `<div>SyncLab warning: no local ECharts copy (...)</div>`, "fell back to the ECharts CDN"},
+		{"no library when it ran", lib + chart + `<div>SyncLab: charts cannot be drawn: no local ECharts copy</div>`, "run make setup"},
 	}
 	for _, c := range cases {
 		err := Check([]byte(c.page))
@@ -281,7 +281,7 @@ func TestHTMLToText(t *testing.T) {
 func TestExport(t *testing.T) {
 	needJupyter(t)
 	dir := t.TempDir()
-	nb := writeNotebook(t, dir, "small.ipynb",
+	nb := writeTestNotebook(t, dir, "small.ipynb",
 		markdown("# Small\n\nEnergy is $E = \\int P\\,dt$."),
 		code("var Answer = 42 // parameters"),
 		code("import \"synclab/platforms\"\n\n%%\nfmt.Println(\"provenance:\", platforms.MEAS, Answer)"),
@@ -290,7 +290,7 @@ func TestExport(t *testing.T) {
 		code("%%\ndefer gonbui.Sync()\ngonbui.DisplayHTML(\"<b>from pinned gonbui</b>\")"),
 	)
 	out := filepath.Join(dir, "out")
-	if err := Export(context.Background(), []string{nb}, out); err != nil {
+	if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
 		t.Fatal(err)
 	}
 	page, err := os.ReadFile(OutputPath(nb, out))
@@ -325,8 +325,8 @@ func TestExportFailingCell(t *testing.T) {
 		{"nocompile.ipynb", "%%\nx := undefinedThing + 1\nfmt.Println(x)", []string{"nocompile.ipynb", "code cell #2", "undefined: undefinedThing"}},
 	}
 	for _, c := range cases {
-		nb := writeNotebook(t, dir, c.name, code("%%\nfmt.Println(\"first cell ok\")"), code(c.src), code("%%\nfmt.Println(\"never runs\")"))
-		err := Export(context.Background(), []string{nb}, filepath.Join(dir, "out"))
+		nb := writeTestNotebook(t, dir, c.name, code("%%\nfmt.Println(\"first cell ok\")"), code(c.src), code("%%\nfmt.Println(\"never runs\")"))
+		err := Export(context.Background(), []string{nb}, Options{OutDir: filepath.Join(dir, "out")})
 		if err == nil {
 			t.Errorf("%s: export succeeded despite a failing cell", c.name)
 			continue
@@ -345,11 +345,11 @@ func TestExportFailingCell(t *testing.T) {
 func TestExportCancel(t *testing.T) {
 	needJupyter(t)
 	dir := t.TempDir()
-	nb := writeNotebook(t, dir, "slow.ipynb", code("%%\ntime.Sleep(time.Minute)"))
+	nb := writeTestNotebook(t, dir, "slow.ipynb", code("%%\ntime.Sleep(time.Minute)"))
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	start := time.Now()
-	err := Export(ctx, []string{nb}, filepath.Join(dir, "out"))
+	err := Export(ctx, []string{nb}, Options{OutDir: filepath.Join(dir, "out")})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("cancelled export: error %v, want an interruption", err)
 	}
@@ -425,7 +425,7 @@ func TestNotebooks(t *testing.T) {
 	for _, nb := range nbs {
 		t.Run(filepath.Base(nb), func(t *testing.T) {
 			start := time.Now()
-			if err := Export(context.Background(), []string{nb}, out); err != nil {
+			if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
 				t.Fatal(err)
 			}
 			took := time.Since(start)
@@ -470,7 +470,7 @@ func displayCalls(t *testing.T, notebook string) int {
 	}
 	n := 0
 	for _, c := range nb.Cells {
-		if c.CellType == "code" && strings.Contains(joinSource(c.Source), "labkit.Display(") {
+		if text, _ := sourceText(c.Source); c.CellType == "code" && strings.Contains(text, "labkit.Display(") {
 			n++
 		}
 	}
