@@ -278,7 +278,7 @@ func TestFinish(t *testing.T) {
 		codeCell("c", "z", []string{ShowCodeTag}, progress),
 	}}
 	ri := reportInfo{notebook: "notebooks/x.ipynb", source: []byte("{}"), title: "The title", when: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
-		params:  []Param{{Name: "N", Type: "int", Value: "3"}}, set: map[string]string{"N": "4"},
+		params: []Param{{Name: "N", Type: "int", Value: "3"}}, set: map[string]string{"N": "4"},
 		records: []RunRecord{{Experiment: "exp", Variants: []string{"a", "b"}, Repeats: 2, Runs: 4, Seed: 9, Hash: "h1", Code: "abc123 go1.26", Set: map[string]float64{"k": 2}}}}
 	finish(nb, ri)
 	var ids []string
