@@ -1,11 +1,16 @@
 package nbexport
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +57,9 @@ func writeTestNotebook(t *testing.T, dir, name string, cells ...map[string]any) 
 	t.Helper()
 	for i, c := range cells {
 		c["id"] = "c" + string(rune('a'+i))
-		c["metadata"] = map[string]any{}
+		if c["metadata"] == nil {
+			c["metadata"] = map[string]any{}
+		}
 		if c["cell_type"] == "code" {
 			c["outputs"] = []any{}
 			c["execution_count"] = nil
@@ -75,6 +82,12 @@ func writeTestNotebook(t *testing.T, dir, name string, cells ...map[string]any) 
 }
 
 func code(src string) map[string]any { return map[string]any{"cell_type": "code", "source": src} }
+
+// tagged gives a test cell tags.
+func tagged(c map[string]any, tags ...string) map[string]any {
+	c["metadata"] = map[string]any{"tags": tags}
+	return c
+}
 func markdown(src string) map[string]any {
 	return map[string]any{"cell_type": "markdown", "source": src}
 }
@@ -314,6 +327,107 @@ func TestExport(t *testing.T) {
 
 // TestExportFailingCell: a failing cell fails the export, and the error names the notebook, the
 // cell and what the cell printed.
+// TestReport exports a notebook that runs an experiment as a report: code hidden by default (shown
+// with ShowCode), markdown sanitised, -p changing what it prints, the stamp naming the code version,
+// and each chart of a result linking its data as CSV with one row per run.
+func TestReport(t *testing.T) {
+	tools := needJupyter(t)
+	dir := t.TempDir()
+	nb := writeTestNotebook(t, dir, "rep.ipynb",
+		markdown("# Report test\n\nText with <script>window.injected = 1</script> in it."),
+		tagged(code("var (\n\tRepeats = 2 // seeds per variant\n)"), ParametersTag),
+		tagged(code(`import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/csv"
+	"fmt"
+	"regexp"
+
+	"synclab/labkit"
+	"synclab/labkit/catalog"
+)
+
+%%
+// code-marker-7f3a
+res := labkit.Must(labkit.RunWith(context.Background(), labkit.Must(catalog.Lookup("rk3399-spinlock-wait")),
+	labkit.Spec{Variants: []string{"wfe", "wfi"}, Set: map[string]float64{"duration_ms": 5}, Repeats: Repeats}))
+labkit.MD("ran %d runs", len(res.Runs))
+labkit.Display(labkit.BarsCI(res, "avg_lock_wait_ms"), labkit.BarsCI(res, "power_mw"))`), SummaryTag),
+	)
+	head, err := exec.Command("git", "-C", tools.Root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("no git commit to look for in the stamp: %v", err)
+	}
+	commit := strings.TrimSpace(string(head))[:12]
+	tests := []struct {
+		name     string
+		opts     Options
+		runs     int
+		codeShow bool
+	}{
+		{"-p Repeats=3, code hidden", Options{Params: map[string]string{"Repeats": "3"}}, 6, false},
+		{"defaults, code shown", Options{ShowCode: true}, 4, true},
+	}
+	for _, tc := range tests {
+		tc.opts.OutDir = filepath.Join(dir, "out")
+		if err := Export(context.Background(), []string{nb}, tc.opts); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		b, err := os.ReadFile(OutputPath(nb, tc.opts.OutDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		if want := fmt.Sprintf("ran %d runs", tc.runs); strings.Count(page, want) != 2 { // in the summary and in place
+			t.Errorf("%s: the page says %q %d times, want 2 (summary and cell)", tc.name, want, strings.Count(page, want))
+		}
+		if got := strings.Contains(page, "code-marker-7f3a"); got != tc.codeShow {
+			t.Errorf("%s: code shown %v, want %v", tc.name, got, tc.codeShow)
+		}
+		if strings.Contains(page, "<script>window.injected") || !strings.Contains(page, "&lt;script&gt;window.injected") {
+			t.Errorf("%s: markdown's <script> not escaped", tc.name)
+		}
+		_, stamp, ok := strings.Cut(page, `<h2 id="Reproducibility">`)
+		if !ok || !strings.Contains(stamp, commit) || !strings.Contains(stamp, "rk3399-spinlock-wait") {
+			t.Errorf("%s: no stamp with the code version %s and the experiment", tc.name, commit)
+		}
+		if tc.opts.Params != nil && !strings.Contains(stamp, "3 (set with -p)") {
+			t.Errorf("%s: the stamp does not record -p Repeats=3", tc.name)
+		}
+		ids := Charts(b)
+		links := csvLinks(t, page)
+		if len(ids) != 2 || len(links) != len(ids) {
+			t.Fatalf("%s: %d charts, %d CSV links; want 2 of each", tc.name, len(ids), len(links))
+		}
+		for i, rows := range links {
+			if len(rows) != tc.runs+1 || rows[0][0] != "experiment" {
+				t.Errorf("%s: chart %d's CSV has %d rows (header %v), want a header and one row per run (%d)", tc.name, i, len(rows), rows[0], tc.runs)
+			}
+		}
+	}
+}
+
+var csvLink = regexp.MustCompile(`<a class="synclab-csv" download="[^"]+" href="data:text/csv;base64,([^"]+)">`)
+
+// csvLinks decodes and parses every chart's CSV link in a page.
+func csvLinks(t *testing.T, page string) [][][]string {
+	t.Helper()
+	var out [][][]string
+	for _, m := range csvLink.FindAllStringSubmatch(page, -1) {
+		b, err := base64.StdEncoding.DecodeString(m[1])
+		if err != nil {
+			t.Fatalf("CSV link: %v", err)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			t.Fatalf("CSV link does not parse: %v\n%s", err, b)
+		}
+		out = append(out, rows)
+	}
+	return out
+}
+
 func TestExportFailingCell(t *testing.T) {
 	needJupyter(t)
 	dir := t.TempDir()
