@@ -32,10 +32,9 @@ type Metric struct {
 	Better Better `msgpack:"better" json:"better"`
 	Doc    string `msgpack:"doc" json:"doc"`
 	// Min and Max bound the metric's physical range (charts clip
-	// confidence intervals to it). When Max <= Min the range is the
-	// default: [Min, +Inf), which is non-negative for counts, times and
-	// power, and [0, 100] for a unit of "%". A signed metric sets Min to
-	// -math.MaxFloat64.
+	// confidence intervals to it). Min defaults to 0: counts, times and
+	// power are not negative (a signed metric sets -math.MaxFloat64). Max
+	// 0 means none, except for a unit of "%", whose default is 100.
 	Min float64 `msgpack:"min,omitempty" json:"min,omitempty"`
 	Max float64 `msgpack:"max,omitempty" json:"max,omitempty"`
 }
@@ -43,10 +42,10 @@ type Metric struct {
 // Range returns the bounds of the metric's physical range (see Min, Max).
 func (m Metric) Range() (lo, hi float64) {
 	switch {
-	case m.Max > m.Min:
+	case m.Max != 0:
 		return m.Min, m.Max
-	case m.Unit == "%" && m.Min == 0:
-		return 0, 100
+	case m.Unit == "%":
+		return m.Min, 100
 	}
 	return m.Min, math.Inf(1)
 }
