@@ -42,12 +42,18 @@ func clipped(m platforms.Metric, s Summary) (lo, hi float64) {
 // MinRepeatsForCI, and the metric's direction.
 func repeatsNote(minN, maxN int, interval bool, better platforms.Better, what string) string {
 	runs := fmt.Sprintf("%d runs", minN)
-	if maxN != minN {
+	switch {
+	case maxN != minN:
 		runs = fmt.Sprintf("%d-%d runs", minN, maxN)
+	case minN == 1:
+		runs = "1 run"
 	}
 	s := "mean of " + runs + " with its 95% interval (" + what + ")"
 	if !interval {
 		s = fmt.Sprintf("mean of %s; dots: each run (an interval needs at least %d)", runs, MinRepeatsForCI)
+		if maxN == 1 {
+			s = fmt.Sprintf("one run each (an interval needs at least %d)", MinRepeatsForCI)
+		}
 	}
 	if better != platforms.Neither {
 		s += "; " + string(better) + " is better"
@@ -75,7 +81,7 @@ func runCounts(r *Result, metric string, points []int) (minN, maxN int) {
 // BarsCI is a bar chart of a metric's mean per variant with its 95%
 // interval (clipped to the metric's physical range) as an error bar, or
 // each run as a dot when there are fewer than MinRepeatsForCI runs. Without
-// a sweep there is one bar per variant, labelled with its mean; with one,
+// a sweep there is one bar per variant with its mean written above; with one,
 // a group of bars per sweep point. Each variant has its colour, the same
 // in every chart of the notebook. The axis is logarithmic where the values
 // span more than 30x.
@@ -93,9 +99,7 @@ func BarsCI(r *Result, metric string) *Chart {
 	single := len(points) == 1
 	var cats []string
 	if single {
-		for _, v := range e.Variants {
-			cats = append(cats, v.Name+"\n"+Quantity(r.Summary(v.Name, 0, metric).Mean, m.Unit))
-		}
+		cats = e.VariantNames()
 	} else {
 		for _, pt := range points {
 			cats = append(cats, pointLabel(pt))
@@ -129,7 +133,8 @@ func BarsCI(r *Result, metric string) *Chart {
 	}
 	title := e.Name + ": " + metricLabel(m)
 	return barsChart(barSpec{layout: layout{title: title, subtitle: repeatsNote(minN, maxN, interval, m.Better, "error bar"),
-		height: chartHeight, legend: legend, bottom: 40}, unit: m.Unit, categories: cats, ownCategory: single, csv: r.csv()}, groups)
+		height: chartHeight, legend: legend, bottom: 40}, unit: m.Unit, categories: cats, ownCategory: single, labels: single,
+		csv: r.csv()}, groups)
 }
 
 // SweepLines plots a metric's mean against a swept parameter, one line per

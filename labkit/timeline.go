@@ -15,8 +15,9 @@ import (
 const laneHeight = 22
 
 // Timeline is a per-core Gantt chart of a trace: one lane per core and trace
-// lane (core states, lock ownership, tasks), one colour per label, time in
-// microseconds. The chart grows with its lanes; a slider under it zooms.
+// lane (core states, lock ownership, tasks), one colour per label (the
+// same in every timeline of the notebook), time in microseconds. The chart
+// grows with its lanes; a slider under it zooms.
 func Timeline(title string, tr *sim.Trace) *Chart {
 	type laneKey struct {
 		core int
@@ -65,9 +66,9 @@ func Timeline(title string, tr *sim.Trace) *Chart {
 			AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: 0}, opts.DataZoom{Type: "inside", XAxisIndex: 0}))...)
-	for i, label := range labels {
+	for _, label := range labels {
 		c.AddSeries(label, bySeries[label], charts.WithCustomChartOpts(opts.CustomChart{RenderItem: fn("gantt")}),
-			charts.WithEncodeOpts(opts.Encode{X: []int{0, 1}, Y: 2}), charts.WithItemStyleOpts(opts.ItemStyle{Color: palette[i%len(palette)]}))
+			charts.WithEncodeOpts(opts.Encode{X: []int{0, 1}, Y: 2}), charts.WithItemStyleOpts(opts.ItemStyle{Color: colorOf(label)}))
 	}
 	return newChart(title, height, csvText(csv), c)
 }

@@ -298,13 +298,13 @@ func TestFinish(t *testing.T) {
 		t.Error("the title is shown twice")
 	}
 	title := outputText(nb.Cells[0])
-	for _, want := range []string{"The title", "notebooks/x.ipynb", "N=4", "exp", "k=2", "4 runs", "**WFE wins**", tocPlaceholder, "abc123 go1.26"} {
+	for _, want := range []string{"The title", "notebooks/x.ipynb", "N=4", "exp", "4 runs: 4 computed", "**WFE wins**", tocPlaceholder, "abc123 go1.26"} {
 		if !strings.Contains(title, want) {
 			t.Errorf("title block lacks %q", want)
 		}
 	}
 	stamp := outputText(nb.Cells[len(nb.Cells)-1])
-	for _, want := range []string{"Reproducibility", "abc123 go1.26", "lab report notebooks/x.ipynb -o DIR -p N=4", "4 (set with -p)", "h1", ">9<", "exp"} {
+	for _, want := range []string{"Reproducibility", "abc123 go1.26", "lab report notebooks/x.ipynb -o DIR -p N=4", "4 (set with -p)", "h1", ">9<", "exp", "k=2"} {
 		if !strings.Contains(stamp, want) {
 			t.Errorf("stamp lacks %q", want)
 		}

@@ -46,24 +46,63 @@ func titleBlockHTML(ri reportInfo) string {
 	} else {
 		item("Parameters", "as in the notebook (listed at the end)")
 	}
-	var ran []string
-	for _, r := range ri.records {
-		set := ""
-		if len(r.Set) > 0 {
-			set = floatSettings(r.Set) + " "
-		}
-		ran = append(ran, "<code>"+html.EscapeString(r.Experiment)+"</code> "+html.EscapeString(set+runsText(r)))
-	}
-	if len(ran) == 0 {
-		ran = []string{"no experiment"}
-	}
-	item("Ran", strings.Join(ran, "; "))
+	item("Ran", ranText(ri.records))
 	b.WriteString("</dl></header>")
 	return b.String()
 }
 
 // tocHTML is the table of contents (filled in once the page is rendered).
 const tocHTML = `<nav class="synclab-toc"><p class="synclab-toc-title">Contents</p>` + tocPlaceholder + "</nav>"
+
+// ranText sums up what ran, per experiment: "rk3399-spinlock-wait (2
+// definitions, 12 runs: 6 computed, 6 from the cache)"; the stamp lists
+// each definition.
+func ranText(records []RunRecord) string {
+	type sum struct{ defs, runs, computed, cached, traced, failed int }
+	var names []string
+	by := map[string]*sum{}
+	for _, r := range records {
+		s, ok := by[r.Experiment]
+		if !ok {
+			s = &sum{}
+			by[r.Experiment] = s
+			names = append(names, r.Experiment)
+		}
+		s.defs++
+		s.runs += r.Runs
+		s.failed += r.Failed
+		switch {
+		case r.Traced:
+			s.traced += r.Runs
+		case r.Cached:
+			s.cached += r.Runs
+		default:
+			s.computed += r.Runs
+		}
+	}
+	if len(names) == 0 {
+		return "no experiment"
+	}
+	var parts []string
+	for _, n := range names {
+		s := by[n]
+		var from []string
+		for _, f := range []struct {
+			n    int
+			what string
+		}{{s.computed, "computed"}, {s.cached, "from the cache"}, {s.traced, "traced"}, {s.failed, "failed"}} {
+			if f.n > 0 {
+				from = append(from, fmt.Sprintf("%d %s", f.n, f.what))
+			}
+		}
+		defs := ""
+		if s.defs > 1 {
+			defs = fmt.Sprintf("%d definitions, ", s.defs)
+		}
+		parts = append(parts, fmt.Sprintf("<code>%s</code> (%s%d runs: %s)", html.EscapeString(n), defs, s.runs, strings.Join(from, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
 
 // runsText says how many runs an experiment had and where they came from.
 func runsText(r RunRecord) string {
