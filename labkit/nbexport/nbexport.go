@@ -1,11 +1,17 @@
 // Package nbexport executes GoNB notebooks headless and writes self-contained HTML reports.
 //
-// Export runs `jupyter nbconvert --execute --to html` with the repository's GoNB kernel (installed
-// by scripts/setup.sh in <repo>/.tools/jupyter) and then makes the page work offline: nbconvert's
-// require.js and MathJax <script src> tags are replaced by inlined copies from <repo>/.tools (MathJax
-// only when the page contains math). The charts' ECharts library is inlined by labkit's display code.
-// Check verifies a page needs no external script; Chromium (chromium.go) verifies that every chart
-// is drawn with the network off.
+// Export (export.go) checks its input first (Validate), then, per notebook: prepares a copy
+// (parameters.go: lab report -p values injected after the cell tagged parameters; markdown cells
+// between unforgeable markers; code cells to hide tagged), executes it with `jupyter nbconvert
+// --execute --to notebook` on the repository's GoNB kernel (installed by scripts/setup.sh in
+// <repo>/.tools/jupyter) with a session log in which labkit notes every experiment run
+// (session.go), finishes the executed notebook (no empty outputs, a title block with the summary,
+// a reproducibility stamp: stamp.go) and converts it to HTML. The page (page.go) then gets
+// nbconvert's require.js and MathJax inlined from <repo>/.tools (MathJax only when the page
+// contains math), its markdown sanitised (sanitize.go), its table of contents and its styles. The
+// charts' ECharts library is inlined by labkit's display code. Check verifies a page needs no
+// external script; Chromium (chromium.go) verifies that every chart is drawn with the network off,
+// and prints reports to PDF.
 package nbexport
 
 import (
