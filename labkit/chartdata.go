@@ -25,26 +25,23 @@ func fmtCSV(x float64) string {
 // plainCSV is the data of a chart of series against numeric x values: a
 // column of x, then one per series.
 func plainCSV(xName string, x []float64, series []Series) string {
-	rows := [][]string{append([]string{xName}, names(series)...)}
-	for i, xv := range x {
-		row := []string{fmtCSV(xv)}
-		for _, s := range series {
-			v := ""
-			if i < len(s.Values) {
-				v = fmtCSV(s.Values[i])
-			}
-			row = append(row, v)
-		}
-		rows = append(rows, row)
+	keys := make([]string, len(x))
+	for i, v := range x {
+		keys[i] = fmtCSV(v)
 	}
-	return csvText(rows)
+	return seriesCSV(xName, keys, series)
 }
 
 // categoryCSV is the data of a chart of series over categories.
 func categoryCSV(categories []string, series []Series) string {
-	rows := [][]string{append([]string{"category"}, names(series)...)}
-	for i, c := range categories {
-		row := []string{c}
+	return seriesCSV("category", categories, series)
+}
+
+// seriesCSV writes one row per key: the key, then each series' value there.
+func seriesCSV(keyName string, keys []string, series []Series) string {
+	rows := [][]string{append([]string{keyName}, names(series)...)}
+	for i, k := range keys {
+		row := []string{k}
 		for _, s := range series {
 			v := ""
 			if i < len(s.Values) {

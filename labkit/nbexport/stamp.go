@@ -134,14 +134,19 @@ func runsText(r RunRecord) string {
 
 // settings renders -p values as "a=1, b=2".
 func settings(set map[string]string) string {
-	keys := make([]string, 0, len(set))
-	for k := range set {
+	return joinSorted(set, func(v string) string { return v })
+}
+
+// joinSorted renders a map as "k=v, ..." in key order.
+func joinSorted[V any](m map[string]V, format func(V) string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + set[k]
+		parts[i] = k + "=" + format(m[k])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -251,16 +256,7 @@ func sweepText(axes []SweepAxis) string {
 
 // floatSettings renders parameter values as "a=1, b=2" in key order.
 func floatSettings(m map[string]float64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + strconv.FormatFloat(m[k], 'g', -1, 64)
-	}
-	return strings.Join(parts, ", ")
+	return joinSorted(m, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
