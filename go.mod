@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/go-echarts/go-echarts/v2 v2.6.7
+	github.com/google/jsonschema-go v0.4.3
 	github.com/janpfeifer/gonb v0.11.5
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/vmihailenco/msgpack/v5 v5.4.1
@@ -23,7 +24,6 @@ require (
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/go-zeromq/zmq4 v0.17.0 // indirect
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/gx-org/backend v0.3.0 // indirect
 	github.com/gx-org/gx v0.6.1 // indirect
 	github.com/janpfeifer/must v0.2.0 // indirect

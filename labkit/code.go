@@ -1,44 +1,45 @@
 package labkit
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"io/fs"
+	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 
 	"golang.org/x/mod/modfile"
+
+	"synclab"
+	"synclab/platforms"
 )
 
 // CodeVersion stamps a result with the code that computed it.
 type CodeVersion struct {
-	// Commit is the git commit (from the build info or git), "" if unknown.
+	// Commit is the git commit the program was built from (its build
+	// information), "" if unknown. It is for people: the cache keys on
+	// Source.
 	Commit string `msgpack:"commit" json:"commit"`
 	// Dirty is true when the work tree had uncommitted changes.
 	Dirty bool `msgpack:"dirty" json:"dirty"`
-	// Source is a hash of the module's non-test Go files when the source
-	// tree is found; it changes with any edit, committed or not.
+	// Source is the hash of the module's sources compiled into the program
+	// that computed the result (synclab.SourceHash), "" when the run
+	// function was not part of them (see RunExperiment).
 	Source string `msgpack:"source" json:"source"`
 	// Go is the Go version that built the code.
 	Go string `msgpack:"go" json:"go"`
 }
 
-// Key is what must match for a cached result to be reused: the source hash
-// when known, else the commit (a dirty or unknown tree never matches).
+// Key is what must match for a cached result to be reused: the source hash.
+// An unknown version has the key "", which matches nothing.
 func (c CodeVersion) Key() string {
-	switch {
-	case c.Source != "":
-		return "src:" + c.Source
-	case c.Commit != "" && !c.Dirty:
-		return "git:" + c.Commit
+	if c.Source == "" {
+		return ""
 	}
-	return ""
+	return "src:" + c.Source
 }
 
 func (c CodeVersion) String() string {
@@ -52,13 +53,15 @@ func (c CodeVersion) String() string {
 		s += "-dirty"
 	}
 	if c.Source != "" {
-		s += " src:" + c.Source[:12]
+		s += " src:" + c.Source[:min(12, len(c.Source))]
+	} else {
+		s += " src:unknown"
 	}
 	return s + " " + c.Go
 }
 
 var currentCode = sync.OnceValue(func() CodeVersion {
-	c := CodeVersion{Go: runtime.Version()}
+	c := CodeVersion{Go: runtime.Version(), Source: synclab.SourceHash()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -69,57 +72,67 @@ var currentCode = sync.OnceValue(func() CodeVersion {
 			}
 		}
 	}
-	root := FindRoot()
-	if root == "" {
-		return c
-	}
-	if c.Commit == "" {
-		if out, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output(); err == nil {
-			c.Commit = strings.TrimSpace(string(out))
-			st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
-			c.Dirty = err != nil || len(st) > 0
-		}
-	}
-	c.Source = sourceHash(root)
 	return c
 })
 
-// CurrentCode returns the version of the running code (computed once).
+// CurrentCode returns the version of the module's code compiled into this
+// program (computed once).
 func CurrentCode() CodeVersion { return currentCode() }
 
-// sourceHash hashes the paths and contents of the module's non-test Go
-// files, skipping directories named .*, _*, data and testdata at any depth.
-func sourceHash(root string) string {
-	var files []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() && p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "data" || name == "testdata") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
+// codeOf returns the code version that computes e's runs: CurrentCode when
+// e.Run is a function of the module's packages, else CurrentCode without
+// Source (a run function defined in a notebook cell or another module is
+// code the lab cannot name), and whether the version is known.
+func codeOf(e platforms.Experiment) (CodeVersion, bool) {
+	c := CurrentCode()
+	if !synclab.HasPackage(funcPackage(e.Run)) {
+		c.Source = ""
+		return c, false
+	}
+	return c, true
+}
+
+// funcPackage returns the import path of the package that defines f ("" for
+// nil); functions of package main are attributed to the program's main
+// package path.
+func funcPackage(f any) string {
+	v := reflect.ValueOf(f)
+	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
 		return ""
 	}
-	sort.Strings(files)
-	h := sha256.New()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return ""
-		}
-		rel, _ := filepath.Rel(root, f)
-		h.Write([]byte(rel + "\x00"))
-		h.Write(b)
-		h.Write([]byte{0})
+	fn := runtime.FuncForPC(v.Pointer())
+	if fn == nil {
+		return ""
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	pkg := packageOf(fn.Name())
+	if pkg == "main" {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			return bi.Path
+		}
+	}
+	return pkg
+}
+
+// packageOf returns the package path of a runtime function name such as
+// "synclab/platforms/rk3399.Experiments.func1" or "main.(*T).run-fm".
+func packageOf(name string) string {
+	name, _, _ = strings.Cut(name, "[") // type arguments may hold paths
+	slash := strings.LastIndexByte(name, '/') + 1
+	if dot := strings.IndexByte(name[slash:], '.'); dot >= 0 {
+		return name[:slash+dot]
+	}
+	return name
+}
+
+// unnamedCode remembers the experiments RunExperiment has warned about, so
+// that it says once per program that their results are not cached.
+var unnamedCode sync.Map
+
+func warnUnnamedCode(log io.Writer, e platforms.Experiment) {
+	pkg := funcPackage(e.Run)
+	if _, seen := unnamedCode.LoadOrStore(e.Name+"\x00"+pkg, true); !seen {
+		fmt.Fprintf(log, "labkit: experiment %s: its run function (package %s) is not part of the synclab module, so the lab cannot name its code version; its results are neither read from nor written to the result store\n", e.Name, pkg)
+	}
 }
 
 // FindRoot returns the SyncLab repository root: $SYNCLAB_ROOT, else the
@@ -152,10 +165,18 @@ func FindRoot() string {
 }
 
 // ResultsDir is the result store: $SYNCLAB_RESULTS, else data/results under
-// the repository root, else data/results under the working directory.
+// the repository root (FindRoot), else synclab/results under the user's
+// cache directory (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux);
+// "" when none of them is known.
 func ResultsDir() string {
 	if d := os.Getenv("SYNCLAB_RESULTS"); d != "" {
 		return d
 	}
-	return filepath.Join(FindRoot(), "data", "results")
+	if root := FindRoot(); root != "" {
+		return filepath.Join(root, "data", "results")
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(c, "synclab", "results")
+	}
+	return ""
 }

@@ -1,9 +1,16 @@
 package labkit
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
+
+	"synclab/platforms"
 )
 
 func TestFindRootReadsTheModulePath(t *testing.T) {
@@ -33,5 +40,107 @@ func TestFindRootReadsTheModulePath(t *testing.T) {
 		if tc.found && got != root || !tc.found && got == root {
 			t.Errorf("%s: FindRoot() = %q, root %q, want found %v", tc.name, got, root, tc.found)
 		}
+	}
+}
+
+func TestPackageOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"synclab/platforms/rk3399.Experiments.func1": "synclab/platforms/rk3399",
+		"synclab/platforms/esp32.(*model).run-fm":    "synclab/platforms/esp32",
+		"synclab.F":           "synclab",
+		"main.main.func1":     "main",
+		"main.g[...].func2":   "main",
+		"example.com/x/y.Run": "example.com/x/y",
+		"gopkg.in/yaml.v3.F":  "gopkg.in/yaml",
+		"synclab/labkit.wrap[go.shape.struct { a/b.C }].f": "synclab/labkit",
+		"reflect.makeFuncStub":                             "reflect",
+	} {
+		if got := packageOf(name); got != want {
+			t.Errorf("packageOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// foreignRun is fixtureRun made by reflect.MakeFunc: a function whose code
+// is not in the synclab module, like one defined in a notebook cell.
+func foreignRun(calls *atomic.Int32) platforms.RunFunc {
+	var run platforms.RunFunc
+	v := reflect.MakeFunc(reflect.TypeOf(run), func(args []reflect.Value) []reflect.Value {
+		calls.Add(1)
+		r, err := fixtureRun(args[0].Interface().(context.Context), args[1].Interface().(platforms.RunSpec))
+		return []reflect.Value{reflect.ValueOf(r), reflect.ValueOf(&err).Elem()}
+	})
+	reflect.ValueOf(&run).Elem().Set(v)
+	return run
+}
+
+func TestCodeOfKnowsTheModulesFunctions(t *testing.T) {
+	if c, ok := codeOf(fixture()); !ok || c.Key() == "" || c != CurrentCode() {
+		t.Fatalf("codeOf(fixture) = %v, %v: the test's run function is in synclab/labkit", c, ok)
+	}
+	var calls atomic.Int32
+	c, ok := codeOf(withRun(fixture(), foreignRun(&calls)))
+	if ok || c.Key() != "" || c.Go == "" || !strings.Contains(c.String(), "src:unknown") {
+		t.Fatalf("codeOf(foreign) = %v, %v: want an unknown source", c, ok)
+	}
+}
+
+// A run function the lab cannot name the code of is never cached, and the
+// runner says so once.
+func TestUnknownCodeIsNeverCached(t *testing.T) {
+	dir := t.TempDir()
+	var log bytes.Buffer
+	var calls atomic.Int32
+	e := withRun(fixture(), foreignRun(&calls))
+	e.Name = "fixture-foreign"
+	for range 2 {
+		res, err := RunExperiment(context.Background(), e, RunOptions{Dir: dir, Progress: NoProgress, Log: &log})
+		if err != nil || res.Code.Key() != "" || !res.Complete {
+			t.Fatalf("foreign run: %v %+v", err, res.Code)
+		}
+	}
+	if calls.Load() != 20 || strings.Count(log.String(), "cannot name its code version") != 1 {
+		t.Fatalf("computed %d runs (want 20), log %q (want one note)", calls.Load(), log.String())
+	}
+	assertOnly(t, dir)
+	// Shards of unknown code do not merge: nothing says they match.
+	var parts []*Result
+	for i := range 2 {
+		p, _ := Execute(context.Background(), e, RunOptions{Shard: Shard{Index: i, Count: 2}, Progress: NoProgress})
+		parts = append(parts, p)
+	}
+	if _, err := Merge(parts...); err == nil || !strings.Contains(err.Error(), "unknown version") {
+		t.Fatalf("merge of unknown code: %v", err)
+	}
+}
+
+func TestResultsDirOutsideTheRepository(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("SYNCLAB_RESULTS", "")
+	t.Setenv("SYNCLAB_ROOT", "")
+	t.Setenv("GONB_DIR", "")
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	t.Chdir(t.TempDir())
+	if got, want := ResultsDir(), filepath.Join(cache, "synclab", "results"); got != want {
+		t.Fatalf("ResultsDir() = %q outside the repository, want %q", got, want)
+	}
+	t.Setenv("SYNCLAB_RESULTS", "/elsewhere")
+	if got := ResultsDir(); got != "/elsewhere" {
+		t.Fatalf("ResultsDir() = %q, want $SYNCLAB_RESULTS", got)
+	}
+	t.Setenv("SYNCLAB_RESULTS", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	if got := ResultsDir(); got != "" {
+		t.Fatalf("ResultsDir() = %q with no cache directory, want \"\"", got)
+	}
+	var log bytes.Buffer
+	res, err := RunExperiment(context.Background(), fixture(), RunOptions{Progress: NoProgress, Log: &log})
+	if err != nil || !res.Complete || !strings.Contains(log.String(), "no result store") {
+		t.Fatalf("run without a store: %v, log %q", err, log.String())
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Fatalf("the run created %v in the working directory", entries)
 	}
 }

@@ -5,16 +5,24 @@
 // package lists their experiments.
 //
 // Where things are:
-//   - runner.go: the deterministic parallel runner (Execute, RunExperiment),
-//     run seeds, shards; progress.go its progress bars.
-//   - store.go: the msgpack result store (atomic files, checksums, merge);
-//     code.go the code version that stamps and keys results.
+//   - runner.go: the deterministic parallel runner (Execute), run seeds,
+//     shards, the MaxRuns bound; progress.go its progress bars.
+//   - cache.go: RunExperiment through the result store; journal.go the
+//     journal of finished runs that resumes an interrupted run.
+//   - store.go: the msgpack result file (checksums, merge); decodecheck.go
+//     bounded decoding and consistency checks; fsutil.go atomic writes of
+//     regular files only; code.go the code version that stamps and keys
+//     results (the hash of the sources compiled in: package synclab).
+//   - export.go: results as JSON (RunDoc, schema/run.v1.json) and CSV.
 //   - stats.go: summaries, Student-t intervals, Fieller ratios; table.go and
 //     markdown.go text and Markdown tables.
 //   - reference.go: the articles' numbers (data/reference) and claims.
 //   - sensitivity.go: which conclusions survive the ASSUME ranges.
 //   - charts.go, display.go, report.go: go-echarts charts, inline display in
 //     GoNB, self-contained HTML reports; nbexport executes notebooks headless.
+//   - validate.go: the models against published measurements (lab
+//     validate); calibrate.go and profile.go fit ASSUME parameters to a
+//     board's measurements and apply the fitted profile.
 //   - platform.go: parameters grouped by platform, for tables and the README.
 //
 // A run that fails (a simulated deadlock at one parameter point) does not

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -59,7 +57,7 @@ func ParseShard(s string) (Shard, error) {
 	var err1, err2 error
 	sh.Index, err1 = strconv.Atoi(i)
 	sh.Count, err2 = strconv.Atoi(n)
-	if err1 != nil || err2 != nil || sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
+	if err1 != nil || err2 != nil || sh.check() != nil || sh.Count == 0 {
 		return Shard{}, bad
 	}
 	return sh, nil
@@ -72,7 +70,30 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
+// check reports whether s is a shard: the zero Shard or 0 <= Index < Count.
+func (s Shard) check() error {
+	if s.Count < 0 || s.Index < 0 || s.Index >= max(s.Count, 1) {
+		return fmt.Errorf("shard %d/%d: want 0 <= index < count", s.Index, s.Count)
+	}
+	return nil
+}
+
 func (s Shard) has(job int) bool { return s.Count <= 1 || job%s.Count == s.Index }
+
+// size returns how many of total jobs the shard holds.
+func (s Shard) size(total int) int {
+	switch {
+	case s.Count <= 1:
+		return total
+	case s.Index >= total:
+		return 0
+	}
+	return (total-s.Index-1)/s.Count + 1
+}
+
+// job returns the job index of the shard's k-th job; pos is its inverse.
+func (s Shard) job(k int) int   { return s.Index + k*max(s.Count, 1) }
+func (s Shard) pos(job int) int { return job / max(s.Count, 1) }
 
 // Result is a (possibly partial) set of runs of one experiment definition with
 // the stamp needed to reproduce it. It is what the result store saves.
@@ -89,6 +110,12 @@ type Result struct {
 	// Complete is true when every run of the shard finished and none
 	// failed; only complete results are cached or merged.
 	Complete bool `msgpack:"complete" json:"complete"`
+	// From is the result file RunExperiment read this result from, ""
+	// when it computed it (in memory only).
+	From string `msgpack:"-" json:"-"`
+	// Reused counts the runs RunExperiment took from the journal of an
+	// interrupted run instead of computing them (in memory only).
+	Reused int `msgpack:"-" json:"-"`
 }
 
 // Failures returns the failed runs in job order.
@@ -139,39 +166,54 @@ type RunOptions struct {
 	// Detailed asks every run to simulate every step (see
 	// platforms.RunSpec.Detailed): slower, the same results.
 	Detailed bool
-	// Fresh ignores cached results (they are still written).
+	// Fresh ignores cached results and the runs of an interrupted run
+	// (the new result is still written).
 	Fresh bool
 	// Dir is the result store directory; "" means ResultsDir().
 	Dir string
+	// File is the result file to read and write instead of the store's
+	// entry under Dir (lab run -result); its journal is FILE.journal.
+	File string
 	// NoCache neither reads nor writes the store.
 	NoCache bool
 	// Progress reports progress; nil picks AutoProgress().
 	Progress Progress
-	// Log receives warnings (unreadable cache files); nil means os.Stderr.
+	// Log receives warnings (unreadable cache files) and notes (runs
+	// reused from an interrupted run); nil means os.Stderr.
 	Log io.Writer
 }
 
-type job struct{ variant, point, repeat, index int }
+// MaxRuns bounds the runs of one experiment, variants x sweep points x
+// repeats, whatever the shard: results hold every run in memory and in one
+// file, and a typo (-repeats 1000000000) must fail at once, not after
+// exhausting memory.
+const MaxRuns = 1_000_000
 
-// jobs lists the runs of e in job order, restricted to shard.
-func jobs(e platforms.Experiment, shard Shard) []job {
-	var out []job
-	for v := range e.Variants {
-		for p := range e.NumPoints() {
-			for r := range e.Repeats {
-				if n := jobIndex(e, v, p, r); shard.has(n) {
-					out = append(out, job{v, p, r, n})
-				}
-			}
-		}
+// RunCount returns the number of runs of e, variants x sweep points x
+// repeats, or an error naming the three when they exceed MaxRuns.
+func RunCount(e platforms.Experiment) (int, error) {
+	n := float64(len(e.Variants)) * float64(max(e.Repeats, 0))
+	points := 1.0
+	for _, a := range e.Sweep {
+		points *= float64(len(a.Values))
 	}
-	return out
+	if n*points > MaxRuns {
+		return 0, fmt.Errorf("experiment %s: %d variants x %.0f sweep points x %d repeats = %.4g runs, more than the %d an experiment may have; lower the repeats (or the variants or sweep points)",
+			e.Name, len(e.Variants), points, e.Repeats, n*points, MaxRuns)
+	}
+	return int(n * points), nil
 }
 
 // jobIndex is the index of a run of e in job order: variant (by index),
 // then sweep point, then repeat.
 func jobIndex(e platforms.Experiment, variant, point, repeat int) int {
 	return (variant*e.NumPoints()+point)*e.Repeats + repeat
+}
+
+// jobAt is the inverse of jobIndex.
+func jobAt(e platforms.Experiment, job int) (variant, point, repeat int) {
+	repeat, job = job%e.Repeats, job/e.Repeats
+	return job / e.NumPoints(), job % e.NumPoints(), repeat
 }
 
 // Simulations allocate many small, short-lived objects. With every core
@@ -213,71 +255,86 @@ func relaxGC() (restore func()) {
 // recorded with its error in Runs, the result is not Complete, and the
 // error returned with it is a *RunsFailedError counting the failures.
 func Execute(ctx context.Context, e platforms.Experiment, opts RunOptions) (*Result, error) {
-	if err := e.Validate(); err != nil {
+	b, err := newBatch(e, opts.Shard)
+	if err != nil {
 		return nil, err
 	}
+	return b.execute(ctx, opts)
+}
+
+// batch is the work of one Execute or RunExperiment: the runs of a shard,
+// some of them perhaps already done (taken from a journal).
+type batch struct {
+	e    platforms.Experiment
+	hash string
+	code CodeVersion
+	// known is false when the lab cannot name the run function's code.
+	known bool
+	shard Shard
+	// done holds the shard's runs by position (Shard.pos), nil until done.
+	done    []*Run
+	reused  int
+	journal *journal // nil: finished runs are not journaled
+}
+
+// newBatch checks e and its size and returns the batch of its runs in
+// shard.
+func newBatch(e platforms.Experiment, shard Shard) (*batch, error) {
 	if e.Run == nil {
 		return nil, errNoRun(e)
 	}
-	return execute(ctx, e, e.Hash(), opts)
+	if err := validate(e); err != nil {
+		return nil, err
+	}
+	total, err := RunCount(e)
+	if err != nil {
+		return nil, err
+	}
+	if err := shard.check(); err != nil {
+		return nil, err
+	}
+	code, known := codeOf(e)
+	return &batch{e: e, hash: e.Hash(), code: code, known: known, shard: shard, done: make([]*Run, shard.size(total))}, nil
 }
 
-// execute is Execute for a validated e whose Hash is hash.
-func execute(ctx context.Context, e platforms.Experiment, hash string, opts RunOptions) (*Result, error) {
+// execute runs the batch's missing runs (see Execute).
+func (b *batch) execute(ctx context.Context, opts RunOptions) (*Result, error) {
 	start := time.Now()
 	defer relaxGC()()
-	todo := jobs(e, opts.Shard)
+	e := b.e
+	todo := len(b.done) - b.reused
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(todo)))
+	workers = max(1, min(workers, todo))
 	prog := opts.Progress
 	if prog == nil {
 		prog = AutoProgress()
 	}
-	params := make([]map[string]float64, e.NumPoints())
-	for i := range params {
-		params[i] = e.PointParams(i)
-	}
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make([]*Run, len(todo))
 	var next atomic.Int64
 	var mu sync.Mutex
-	prog.Start(e.Name, len(todo))
+	prog.Start(e.Name, todo)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(todo) || runCtx.Err() != nil {
+			for runCtx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k >= len(b.done) {
 					return
 				}
-				j := todo[i]
-				spec := platforms.RunSpec{
-					Experiment: e.Name, Variant: e.Variants[j.variant].Name, Params: maps.Clone(params[j.point]),
-					Seed: RunSeed(e.Seed, e.Variants[j.variant].Name, j.point, j.repeat), Repeat: j.repeat,
-					Trace: opts.Trace && j.repeat == 0, Detailed: opts.Detailed,
+				if b.done[k] != nil {
+					continue // reused
 				}
-				rr, err := e.Run(runCtx, spec)
-				if err == nil {
-					err = checkMetrics(e, rr)
+				if r := b.run(runCtx, k, opts); r != nil {
+					b.done[k] = r
+					mu.Lock()
+					prog.Step()
+					mu.Unlock()
 				}
-				r := &Run{Variant: spec.Variant, Point: j.point, Repeat: j.repeat, Seed: spec.Seed}
-				switch {
-				case err != nil && runCtx.Err() != nil:
-					return // interrupted: the run did not finish
-				case err != nil:
-					r.Err = err.Error()
-				default:
-					r.Metrics, r.Samples, r.Trace = rr.Metrics, rr.Samples, rr.Trace
-				}
-				done[i] = r
-				mu.Lock()
-				prog.Step()
-				mu.Unlock()
 			}
 		})
 	}
@@ -285,26 +342,59 @@ func execute(ctx context.Context, e platforms.Experiment, hash string, opts RunO
 	prog.Finish()
 	def := e.Clone()
 	def.Run = nil // a result holds the definition as data, in memory as in its file
-	res := &Result{Experiment: def, Hash: hash, Code: CurrentCode(), Shard: opts.Shard, Created: time.Now().UTC()}
-	interrupted := false
-	for _, r := range done {
-		if r == nil {
-			interrupted = true
-			continue
+	res := &Result{Experiment: def, Hash: b.hash, Code: b.code, Shard: b.shard, Created: time.Now().UTC(), Reused: b.reused}
+	n := 0
+	for _, r := range b.done {
+		if r != nil {
+			n++
 		}
-		res.Runs = append(res.Runs, *r)
+	}
+	res.Runs = make([]Run, 0, n) // an interrupted batch may have finished few of its runs
+	for _, r := range b.done {
+		if r != nil {
+			res.Runs = append(res.Runs, *r)
+		}
 	}
 	res.WallS = time.Since(start).Seconds()
 	var errs []error
-	if interrupted {
-		errs = append(errs, fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(todo), context.Cause(ctx)))
+	if len(res.Runs) < len(b.done) {
+		errs = append(errs, fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(b.done), context.Cause(ctx)))
 	}
 	if failed := res.Failures(); len(failed) > 0 {
-		errs = append(errs, &RunsFailedError{Experiment: e.Name, Failed: len(failed), Total: len(todo),
+		errs = append(errs, &RunsFailedError{Experiment: e.Name, Failed: len(failed), Total: len(b.done),
 			First: res.RunLabel(failed[0]) + ": " + failed[0].Err})
 	}
 	res.Complete = len(errs) == 0
 	return res, errors.Join(errs...)
+}
+
+// run computes the shard's k-th run and journals it when it succeeded; it
+// returns nil when ctx was cancelled before the run finished.
+func (b *batch) run(ctx context.Context, k int, opts RunOptions) *Run {
+	e := b.e
+	v, p, rep := jobAt(e, b.shard.job(k))
+	spec := platforms.RunSpec{
+		Experiment: e.Name, Variant: e.Variants[v].Name, Params: e.PointParams(p),
+		Seed: RunSeed(e.Seed, e.Variants[v].Name, p, rep), Repeat: rep,
+		Trace: opts.Trace && rep == 0, Detailed: opts.Detailed,
+	}
+	rr, err := e.Run(ctx, spec)
+	if err == nil {
+		err = checkMetrics(e, rr)
+	}
+	r := &Run{Variant: spec.Variant, Point: p, Repeat: rep, Seed: spec.Seed}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil // interrupted: the run did not finish
+	case err != nil:
+		r.Err = err.Error()
+	default:
+		r.Metrics, r.Samples, r.Trace = rr.Metrics, rr.Samples, rr.Trace
+		if b.journal != nil {
+			b.journal.add(*r)
+		}
+	}
+	return r
 }
 
 // errNoRun is the error for running a definition without its run function.
@@ -319,60 +409,6 @@ func checkMetrics(e platforms.Experiment, rr platforms.RunResult) error {
 		}
 	}
 	return nil
-}
-
-// RunExperiment runs e with its run function (e.Run),
-// reusing a cached result when one with the same definition hash and code
-// version exists (unless opts.Fresh, opts.NoCache or opts.Trace), and saving
-// complete results to the store. An unreadable cache file is reported on
-// opts.Log with its path and recomputed. When runs fail it returns the
-// partial result (never cached) and a *RunsFailedError, as Execute does.
-func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions) (*Result, error) {
-	if e.Run == nil {
-		return nil, errNoRun(e)
-	}
-	if err := e.Validate(); err != nil {
-		return nil, err
-	}
-	logw := opts.Log
-	if logw == nil {
-		logw = os.Stderr
-	}
-	hash := e.Hash()
-	useCache := !opts.NoCache && !opts.Trace
-	var path string
-	if useCache {
-		dir := opts.Dir
-		if dir == "" {
-			dir = ResultsDir()
-		}
-		path = cachePath(dir, e.Name, hash, opts.Shard)
-		if !opts.Fresh {
-			cached, err := Load(path)
-			switch {
-			case err == nil && cached.matches(hash, opts.Shard):
-				return cached, nil
-			case err != nil && !errors.Is(err, os.ErrNotExist):
-				fmt.Fprintf(logw, "labkit: %v; recomputing\n", err)
-			}
-		}
-	}
-	res, err := execute(ctx, e, hash, opts)
-	if err != nil {
-		return res, err
-	}
-	if useCache {
-		if err := Save(path, res); err != nil {
-			fmt.Fprintf(logw, "labkit: cannot cache result: %v\n", err)
-		}
-	}
-	return res, nil
-}
-
-// matches reports whether a cached result can stand for running the
-// experiment whose definition hash is hash now.
-func (r *Result) matches(hash string, shard Shard) bool {
-	return r.Complete && r.Hash == hash && r.Shard == shard && r.Code.Key() == CurrentCode().Key()
 }
 
 // RunSeed derives the seed of one run from the experiment seed, the variant,

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -175,6 +177,7 @@ func TestFailedRunsAreNeverCachedOrMerged(t *testing.T) {
 		calls.Add(1)
 		return deadlockAt(ctx, spec)
 	}
+	var results []*Result
 	for i := range 2 {
 		res, err := RunExperiment(context.Background(), e, opts)
 		var rf *RunsFailedError
@@ -184,12 +187,15 @@ func TestFailedRunsAreNeverCachedOrMerged(t *testing.T) {
 		if _, err := os.Stat(CachePath(dir, e, Shard{})); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("call %d: a result with failed runs was cached (%v)", i, err)
 		}
-		if res.matches(e.Hash(), Shard{}) {
+		if res.matches(e.Hash(), Shard{}, CurrentCode()) {
 			t.Fatalf("call %d: a result with failed runs stands for a complete one", i)
 		}
+		results = append(results, res)
 	}
-	if calls.Load() != 60 {
-		t.Fatalf("runs executed %d, want 60: the second call must recompute", calls.Load())
+	// The successful runs stay in the journal; the failed ones are
+	// recomputed (and fail again) by the second call.
+	if calls.Load() != 35 || results[1].Reused != 25 || !reflect.DeepEqual(tidy(results[0]), tidy(results[1])) {
+		t.Fatalf("runs executed %d (reused %d), want 30 then the 5 failed ones again, same result", calls.Load(), results[1].Reused)
 	}
 	var parts []*Result
 	for i := range 2 {
@@ -245,5 +251,88 @@ func TestShardsPartitionJobs(t *testing.T) {
 	}
 	if sh, err := ParseShard("2/4"); err != nil || sh != (Shard{Index: 2, Count: 4}) {
 		t.Errorf("ParseShard(2/4) = %v, %v", sh, err)
+	}
+}
+
+func TestRunCountBound(t *testing.T) {
+	e := sweptFixture(t) // 2 variants x 3 points
+	if n, err := RunCount(e); n != 30 || err != nil {
+		t.Fatalf("RunCount = %d, %v, want 30", n, err)
+	}
+	e.Repeats = MaxRuns / 6
+	if n, err := RunCount(e); n != MaxRuns/6*6 || err != nil {
+		t.Fatalf("RunCount at the bound = %d, %v", n, err)
+	}
+	e.Repeats = 1_000_000_000
+	var calls atomic.Int32
+	_, err := Execute(context.Background(), withRun(e, counted(&calls)), RunOptions{Progress: NoProgress})
+	if err == nil || !containsAll(err.Error(), "2 variants x 3 sweep points x 1000000000 repeats = 6e+09 runs", "more than the 1000000", "lower the repeats") || calls.Load() != 0 {
+		t.Fatalf("1e9 repeats: %v (computed %d runs)", err, calls.Load())
+	}
+	// A sweep whose point count overflows int is refused too.
+	big := fixture()
+	for _, k := range []string{"work", "noise", "slowdown"} {
+		vals := make([]float64, 70000)
+		for i := range vals {
+			vals[i] = 1 + float64(i)/1e5
+		}
+		big.Sweep = append(big.Sweep, platforms.Axis{Param: k, Values: vals})
+	}
+	if _, err := RunCount(big); err == nil {
+		t.Fatal("RunCount accepted 70000^3 sweep points")
+	}
+}
+
+// A cancel stops a large run at once: the workers take no new run and the
+// running ones see the cancelled context.
+func TestCancelStopsALargeRun(t *testing.T) {
+	e := sweptFixture(t)
+	e.Repeats = MaxRuns / 6
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int32
+	res, err := RunExperiment(ctx, withRun(e, interruptAfter(50, cancel, &calls)), RunOptions{Dir: t.TempDir(), Progress: NoProgress, Log: &strings.Builder{}})
+	if !errors.Is(err, context.Canceled) || res == nil || len(res.Runs) < 50 || calls.Load() > 50+int32(runtime.GOMAXPROCS(0)) {
+		t.Fatalf("cancelled: %v, %d runs, %d calls", err, len(res.Runs), calls.Load())
+	}
+}
+
+// A cached result takes the current definition's prose and reference
+// numbers (which do not change runs): the claims never show an old
+// article value.
+func TestCacheHitServesTheCurrentReferences(t *testing.T) {
+	dir := t.TempDir()
+	opts := RunOptions{Dir: dir, Progress: NoProgress}
+	var calls atomic.Int32
+	e := withRun(fixture(), counted(&calls))
+	if _, err := RunExperiment(context.Background(), e, opts); err != nil {
+		t.Fatal(err)
+	}
+	e.Reference[0].Value = 0.5
+	e.Description = "edited prose"
+	res, err := RunExperiment(context.Background(), e, opts)
+	if err != nil || res.From == "" || calls.Load() != 10 {
+		t.Fatalf("want a cache hit: %v, computed %d", err, calls.Load())
+	}
+	if c := res.Claims()[0]; c.Sides[0].Article != 0.5 || res.Experiment.Description != "edited prose" || res.Experiment.Run != nil {
+		t.Fatalf("claims of a cache hit use the cached reference: %+v", c.Sides[0])
+	}
+}
+
+func TestRunsDiff(t *testing.T) {
+	a := fixtureResult(t)
+	b := fixtureResult(t)
+	if d := RunsDiff(a, b); d != "" {
+		t.Fatalf("two computations differ: %s", d)
+	}
+	c := *b
+	c.Runs = slices.Clone(b.Runs)
+	c.Runs[4].Samples = map[string][]float64{"latency_us": slices.Clone(b.Runs[4].Samples["latency_us"])}
+	c.Runs[4].Samples["latency_us"][7] = math.Nextafter(c.Runs[4].Samples["latency_us"][7], 0)
+	if d := RunsDiff(a, &c); !strings.Contains(d, "run 4: samples latency_us[7]") {
+		t.Fatalf("RunsDiff = %q, want the changed sample", d)
+	}
+	c.Runs = c.Runs[1:]
+	if d := RunsDiff(a, &c); d != "30 runs vs 29" {
+		t.Fatalf("RunsDiff = %q", d)
 	}
 }

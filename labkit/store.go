@@ -2,16 +2,19 @@ package labkit
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"synclab/platforms"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"synclab/platforms"
 )
 
 // FormatVersion is the version of the result file format.
@@ -27,29 +30,121 @@ const headerLen = 8 + 4 + 8 + sha256.Size
 var (
 	ErrForeign   = errors.New("not a SyncLab result file")
 	ErrTruncated = errors.New("truncated result file")
-	ErrCorrupt   = errors.New("corrupt result file (checksum or decoding failed)")
+	ErrCorrupt   = errors.New("corrupt result file (checksum, decoding or validation failed)")
 	ErrVersion   = errors.New("result file format version not supported")
 )
 
+// unmarshal decodes msgpack data into v after checking its declared lengths
+// (checkLengths), reading through ctx so that a cancel stops it.
+func unmarshal(ctx context.Context, b []byte, v any) error {
+	if err := checkLengths(b); err != nil {
+		return err
+	}
+	return msgpack.NewDecoder(ctxReader{ctx, bytes.NewReader(b)}).Decode(v)
+}
+
+// ctxReader reads from r until ctx is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // Encode serialises r in the result file format.
-func Encode(r *Result) ([]byte, error) {
-	payload, err := msgpack.Marshal(r)
+func Encode(r *Result) ([]byte, error) { return encode(context.Background(), r) }
+
+// encode is Encode that stops with ctx's error when ctx is cancelled.
+func encode(ctx context.Context, r *Result) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Write(make([]byte, headerLen))
+	if err := msgpack.NewEncoder(&ctxWriter{ctx: ctx, w: &buf}).Encode(r); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	sum, err := sha256Context(ctx, b[headerLen:])
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	buf.Write(magic[:])
-	_ = binary.Write(&buf, binary.LittleEndian, uint32(FormatVersion))
-	_ = binary.Write(&buf, binary.LittleEndian, uint64(len(payload)))
-	sum := sha256.Sum256(payload)
-	buf.Write(sum[:])
-	buf.Write(payload)
-	return buf.Bytes(), nil
+	putHeader(b, sum)
+	return b, nil
+}
+
+// encodePayload puts the result file header in front of a msgpack payload.
+func encodePayload(payload []byte) []byte {
+	b := append(make([]byte, headerLen, headerLen+len(payload)), payload...)
+	putHeader(b, sha256.Sum256(payload))
+	return b
+}
+
+// putHeader fills in the header of a result file b whose payload, after
+// the header, has the checksum sum.
+func putHeader(b []byte, sum [sha256.Size]byte) {
+	copy(b, magic[:])
+	binary.LittleEndian.PutUint32(b[8:], FormatVersion)
+	binary.LittleEndian.PutUint64(b[12:], uint64(len(b)-headerLen))
+	copy(b[20:], sum[:])
+}
+
+// sha256Context hashes b, checking ctx between chunks.
+func sha256Context(ctx context.Context, b []byte) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	h := sha256.New()
+	for len(b) > 0 {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		n := min(len(b), writeChunk)
+		h.Write(b[:n])
+		b = b[n:]
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+// ctxWriter writes to w until ctx is cancelled (checked every 64 KiB).
+type ctxWriter struct {
+	ctx context.Context
+	w   *bytes.Buffer
+	n   int
+}
+
+func (c *ctxWriter) Write(p []byte) (int, error) {
+	if err := c.tick(len(p)); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+func (c *ctxWriter) WriteByte(b byte) error {
+	if err := c.tick(1); err != nil {
+		return err
+	}
+	return c.w.WriteByte(b)
+}
+
+func (c *ctxWriter) tick(n int) error {
+	if c.n += n; c.n >= 64<<10 {
+		c.n = 0
+		return c.ctx.Err()
+	}
+	return nil
 }
 
 // Decode parses a result file's bytes, rejecting foreign, truncated, corrupt
-// and unsupported-version data with one of the Err values.
-func Decode(b []byte) (*Result, error) {
+// and unsupported-version data with one of the Err values. A declared
+// length larger than the bytes that remain is corrupt before anything is
+// allocated for it, and a decoded result must be consistent with its own
+// definition (its runs those of its shard, in job order, each once, with
+// every metric; all of them when it is complete) or it is corrupt.
+func Decode(b []byte) (*Result, error) { return decode(context.Background(), b) }
+
+func decode(ctx context.Context, b []byte) (*Result, error) {
 	if len(b) < len(magic) || !bytes.Equal(b[:len(magic)], magic[:]) {
 		if len(b) < len(magic) && bytes.HasPrefix(magic[:], b) {
 			return nil, ErrTruncated
@@ -70,11 +165,24 @@ func Decode(b []byte) (*Result, error) {
 	case uint64(len(payload)) > n:
 		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, uint64(len(payload))-n)
 	}
-	if sum := sha256.Sum256(payload); !bytes.Equal(sum[:], b[20:headerLen]) {
+	sum, err := sha256Context(ctx, payload)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(sum[:], b[20:headerLen]) {
 		return nil, ErrCorrupt
 	}
 	var r Result
-	if err := msgpack.Unmarshal(payload, &r); err != nil {
+	if err := unmarshal(ctx, payload, &r); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if err := r.check(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return &r, nil
@@ -82,61 +190,31 @@ func Decode(b []byte) (*Result, error) {
 
 // Save writes r to path atomically (see WriteFileAtomic) with mode 0644, so
 // a reader never sees a partial file.
-func Save(path string, r *Result) error {
-	b, err := Encode(r)
+func Save(path string, r *Result) error { return save(context.Background(), path, r) }
+
+func save(ctx context.Context, path string, r *Result) error {
+	b, err := encode(ctx, r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return WriteFileAtomic(path, b, 0o644)
-}
-
-// WriteFileAtomic writes b to a temporary file in path's directory (created
-// if missing), gives it mode perm (not narrowed by the umask), syncs it and
-// renames it over path, so a reader sees the old or the new content, never
-// a partial file.
-func WriteFileAtomic(path string, b []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // no-op after a successful rename
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil { // CreateTemp makes the file 0600
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return writeFileAtomic(ctx, path, b, 0o644)
 }
 
 // Load reads a result file; errors name the path (a missing file satisfies
 // errors.Is(err, os.ErrNotExist)).
-func Load(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
+func Load(path string) (*Result, error) { return load(context.Background(), path) }
+
+func load(ctx context.Context, path string) (*Result, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := Decode(b)
+	defer f.Close()
+	b, err := io.ReadAll(ctxReader{ctx, f})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r, err := decode(ctx, b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -159,10 +237,10 @@ func cachePath(dir, name, hash string, shard Shard) string {
 }
 
 // Merge combines shard results of one experiment into a complete result. It
-// checks that all shards share the definition hash and the code version
-// (CodeVersion.Key), that each of the n
-// shards is present exactly once and complete (not interrupted, no failed
-// runs).
+// checks that each part is consistent (as Decode does), that all share the
+// definition hash and a known code version (CodeVersion.Key), and that each
+// of the n shards is present exactly once and complete (not interrupted, no
+// failed runs).
 func Merge(parts ...*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no result files")
@@ -171,9 +249,14 @@ func Merge(parts ...*Result) (*Result, error) {
 	n := max(first.Shard.Count, 1)
 	seen := make([]bool, n)
 	for _, p := range parts {
+		if err := p.check(context.Background()); err != nil {
+			return nil, fmt.Errorf("merge: shard %s: %w", p.Shard, err)
+		}
 		switch {
 		case p.Hash != first.Hash:
 			return nil, fmt.Errorf("merge: results of different definitions (%s %s vs %s %s)", first.Experiment.Name, first.Hash, p.Experiment.Name, p.Hash)
+		case p.Code.Key() == "":
+			return nil, fmt.Errorf("merge: shard %s was computed by code of unknown version (%s), which cannot be checked against the others", p.Shard, p.Code)
 		case p.Code.Key() != first.Code.Key():
 			return nil, fmt.Errorf("merge: shards %s and %s computed by different code (%s vs %s)", first.Shard, p.Shard, first.Code, p.Code)
 		case max(p.Shard.Count, 1) != n:
@@ -204,8 +287,8 @@ func Merge(parts ...*Result) (*Result, error) {
 	}
 	jobIndex := func(r Run) int { return jobIndex(first.Experiment, order[r.Variant], r.Point, r.Repeat) }
 	slices.SortFunc(out.Runs, func(a, b Run) int { return jobIndex(a) - jobIndex(b) })
-	if want := len(jobs(first.Experiment, Shard{})); len(out.Runs) != want {
-		return nil, fmt.Errorf("merge: %d runs, the experiment has %d", len(out.Runs), want)
+	if err := out.check(context.Background()); err != nil { // the union is the whole experiment
+		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return &out, nil
 }

@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,5 +169,123 @@ func TestStoreReadsFilesWithFormatField(t *testing.T) {
 	got, err := Decode(old)
 	if err != nil || !reflect.DeepEqual(got.Runs, res.Runs) || got.Hash != res.Hash || !reflect.DeepEqual(got.Experiment, res.Experiment) {
 		t.Fatalf("old file: %v", err)
+	}
+}
+
+// hugeRunsFile is a 63-byte result file with a valid checksum whose payload,
+// {"runs": array32}, declares 2^32-1 runs.
+func hugeRunsFile() []byte {
+	return encodePayload([]byte{0x81, 0xa4, 'r', 'u', 'n', 's', 0xdd, 0xff, 0xff, 0xff, 0xff})
+}
+
+func TestDecodeRejectsDeclaredLengthsBeyondTheData(t *testing.T) {
+	b := hugeRunsFile()
+	if len(b) != 63 {
+		t.Fatalf("crafted file has %d bytes, want 63", len(b))
+	}
+	if _, err := Decode(b); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "declared length exceeds") {
+		t.Fatalf("Decode(63-byte file declaring 2^32-1 runs) = %v, want ErrCorrupt naming the length", err)
+	}
+}
+
+// Checksum-valid files whose content does not add up are corrupt.
+func TestDecodeValidatesTheResult(t *testing.T) {
+	res := fixtureResult(t)
+	tests := []struct {
+		name   string
+		change func(r *Result)
+		want   string
+	}{
+		{"no runs", func(r *Result) { r.Runs = nil }, "0 runs, shard all of the experiment has 30"},
+		{"one run missing", func(r *Result) { r.Runs = r.Runs[1:] }, "29 runs"},
+		{"a run without metrics", func(r *Result) { r.Runs[3].Metrics = map[string]float64{"time_ms": 1} }, "lacks metric ops_s"},
+		{"a duplicated run", func(r *Result) { r.Runs[4] = r.Runs[3] }, "repeated or out of job order"},
+		{"runs out of order", func(r *Result) { r.Runs[3], r.Runs[4] = r.Runs[4], r.Runs[3] }, "repeated or out of job order"},
+		{"unknown variant", func(r *Result) { r.Runs[0].Variant = "medium" }, `unknown variant "medium"`},
+		{"point out of range", func(r *Result) { r.Runs[29].Point = 3 }, "sweep point 3, the experiment has 3"},
+		{"repeat out of range", func(r *Result) { r.Runs[29].Repeat = -1 }, "repeat -1"},
+		{"foreign seed", func(r *Result) { r.Runs[7].Seed++ }, "has seed"},
+		{"shard index out of range", func(r *Result) { r.Shard = Shard{Index: 5, Count: 2} }, "shard 5/2"},
+		{"negative shard count", func(r *Result) { r.Shard = Shard{Index: 0, Count: -3} }, "shard 0/-3"},
+		{"hash of another definition", func(r *Result) { r.Experiment.Seed++ }, "does not match its definition"},
+		{"invalid definition", func(r *Result) { r.Experiment.Repeats = 0 }, "repeats 0"},
+		{"infinite parameter", func(r *Result) { r.Experiment.Params[0].Max, r.Experiment.Params[0].Value = math.Inf(1), math.Inf(1) }, "parameter work: value +Inf is not finite"},
+		{"infinite sweep value", func(r *Result) {
+			r.Experiment.Params[0].Max, r.Experiment.Sweep[0].Values[2] = math.Inf(1), math.Inf(1)
+		}, "sweep over work: value +Inf"},
+		{"too many runs", func(r *Result) { r.Experiment.Repeats = MaxRuns; r.Hash = r.Experiment.Hash() }, "more than the 1000000"},
+		{"complete with a failure", func(r *Result) { r.Runs[2].Err = "boom" }, "complete result with a failed run"},
+	}
+	for _, tc := range tests {
+		r := *res
+		r.Experiment = res.Experiment.Clone()
+		r.Runs = slices.Clone(res.Runs)
+		tc.change(&r)
+		b, err := Encode(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(b); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Decode = %v, want ErrCorrupt with %q", tc.name, err, tc.want)
+		}
+	}
+	// An incomplete result (saved by lab run -result after runs failed)
+	// may lack runs and hold failures.
+	r := *res
+	r.Runs = slices.Clone(res.Runs[:10])
+	r.Runs[2].Err, r.Runs[2].Metrics = "boom", nil
+	r.Complete = false
+	b, _ := Encode(&r)
+	if got, err := Decode(b); err != nil || len(got.Runs) != 10 || len(got.Failures()) != 1 {
+		t.Fatalf("incomplete result: %v", err)
+	}
+}
+
+func TestCheckLengths(t *testing.T) {
+	valid, err := msgpack.Marshal(map[string]any{"a": []any{1, "xyz", 2.5, nil, true, []byte{1, 2}}, "b": map[string]int{"c": -70000}})
+	if err != nil || checkLengths(valid) != nil {
+		t.Fatalf("valid msgpack rejected: %v", checkLengths(valid))
+	}
+	for _, bad := range [][]byte{
+		nil,
+		{0x92, 0x01},                               // array of 2 with 1 element
+		{0xdd, 0xff, 0xff, 0xff, 0xff},             // array32 of 2^32-1, empty
+		{0xdf, 0x00, 0x00, 0x00, 0x01, 0x01},       // map32 of 1 pair, one value
+		{0xdb, 0x7f, 0xff, 0xff, 0xff, 'a'},        // str32 of 2^31-1 bytes
+		{0xc6, 0xff, 0xff},                         // bin32 length cut short
+		{0xc9, 0x00, 0x00, 0x00, 0x02, 0x05, 0x01}, // ext32 of 2 bytes, 1 given
+		{0xcb, 0x00},                               // float64 cut short
+		{0xc1},                                     // reserved
+		{0x01, 0x02},                               // two values
+		{0xd8, 0x01, 2},                            // fixext16 cut short
+	} {
+		if err := checkLengths(bad); !errors.Is(err, errLength) {
+			t.Errorf("checkLengths(% x) = %v, want errLength", bad, err)
+		}
+	}
+}
+
+func TestMergeRejectsBadShards(t *testing.T) {
+	e := sweptFixture(t)
+	var parts []*Result
+	for i := range 2 {
+		p, err := Execute(context.Background(), withRun(e, fixtureRun), RunOptions{Shard: Shard{Index: i, Count: 2}, Progress: NoProgress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	out := *parts[1]
+	out.Shard.Index = 5 // out of range: an error, not a panic
+	if _, err := Merge(parts[0], &out); err == nil || !strings.Contains(err.Error(), "shard 5/2") {
+		t.Fatalf("Merge with shard 5/2: %v", err)
+	}
+	unknown := *parts[1]
+	unknown.Code.Source = ""
+	if _, err := Merge(parts[0], &unknown); err == nil || !strings.Contains(err.Error(), "unknown version") {
+		t.Fatalf("Merge with code of unknown version: %v", err)
+	}
+	if m, err := Merge(parts...); err != nil || len(m.Runs) != 30 || !m.Complete || m.check(context.Background()) != nil {
+		t.Fatalf("Merge: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package platforms
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -33,6 +34,9 @@ type Param struct {
 	Max float64 `msgpack:"max" json:"max"`
 	// Choices, when set, lists the only values accepted (HZ, clock settings).
 	Choices []float64 `msgpack:"choices,omitempty" json:"choices,omitempty"`
+	// Integer accepts whole numbers only (counts, cycles): the model would
+	// otherwise silently run a truncated or rounded value.
+	Integer bool `msgpack:"integer,omitempty" json:"integer,omitempty"`
 	// Low and High give the plausible range of an ASSUME parameter, swept by
 	// sensitivity runs. Zero for other provenances.
 	Low  float64 `msgpack:"low,omitempty" json:"low,omitempty"`
@@ -44,6 +48,9 @@ type Param struct {
 func (p Param) Check(v float64) error {
 	if v != v { // NaN
 		return fmt.Errorf("parameter %s: value NaN is not a number", p.Key)
+	}
+	if p.Integer && v != math.Trunc(v) {
+		return fmt.Errorf("parameter %s: value %g is not a whole number", p.Key, v)
 	}
 	if len(p.Choices) > 0 {
 		if slices.Contains(p.Choices, v) {

@@ -105,7 +105,8 @@ func copyTree(t *testing.T, src, dst string) {
 			}
 			return nil
 		}
-		if rel != "go.mod" && rel != "go.sum" && !strings.HasPrefix(rel, "sim") && !strings.HasPrefix(rel, "platforms") &&
+		root := filepath.Dir(rel) == "." && strings.HasSuffix(rel, ".go") // the module's root package
+		if rel != "go.mod" && rel != "go.sum" && !root && !strings.HasPrefix(rel, "sim") && !strings.HasPrefix(rel, "platforms") &&
 			!strings.HasPrefix(rel, "labkit") && !strings.HasPrefix(rel, "data") {
 			return nil
 		}

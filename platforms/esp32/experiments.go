@@ -9,7 +9,7 @@ import (
 // Experiments returns the ESP32 experiments: the article's critical-section
 // benchmark, priority inversion and the unblock latency FreeRTOS documents.
 func Experiments() []platforms.Experiment {
-	return []platforms.Experiment{criticalSection(), priorityInversion(), notifyUnblock()}
+	return []platforms.Experiment{criticalSection(), priorityInversion(), notifyUnblock(), idfPerf(), pingPong()}
 }
 
 func criticalSection() platforms.Experiment {
@@ -74,7 +74,7 @@ func notifyUnblock() platforms.Experiment {
 			"notification or a binary semaphore (FreeRTOS documents notifications as ~45% faster, 35% since V8.2.0).",
 		Platform: "esp32",
 		Params: append(Params(),
-			platforms.Param{Key: "rounds", Value: 1000, Unit: "rounds", Prov: platforms.CODE, Min: 1, Max: 1e6,
+			platforms.Param{Key: "rounds", Value: 1000, Unit: "rounds", Prov: platforms.CODE, Integer: true, Min: 1, Max: 1e6,
 				Source: "scenario", Doc: "give/unblock rounds averaged"}),
 		Variants: []platforms.Variant{
 			{Name: GuardNotify, Doc: "xTaskNotifyGive / ulTaskNotifyTake"},
@@ -121,8 +121,13 @@ func runCriticalSection(ctx context.Context, spec platforms.RunSpec) (platforms.
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	// Each interrupt's latency split by cause (irq_blame_<cause>_us, aligned
-	// with irq_latency_us), and the split of the worst one as metrics.
+	return csRunResult(r), nil
+}
+
+// csRunResult turns a critical-section run into the experiment's metrics and
+// samples: each interrupt's latency split by cause (irq_blame_<cause>_us,
+// aligned with irq_latency_us), and the split of the worst one as metrics.
+func csRunResult(r CSResult) platforms.RunResult {
 	samples := map[string][]float64{"irq_latency_us": r.IRQLatencyUS}
 	worst := -1
 	for i, l := range r.IRQLatencyUS {
@@ -147,5 +152,5 @@ func runCriticalSection(ctx context.Context, spec platforms.RunSpec) (platforms.
 			metrics["worst_irq_"+c.String()+"_us"] = r.IRQBlameUS[c][worst]
 		}
 	}
-	return platforms.RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace}, nil
+	return platforms.RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace}
 }

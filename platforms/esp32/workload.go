@@ -47,13 +47,13 @@ func TraceParams() platforms.Params {
 // WorkloadParams returns the critical-section workload's parameters.
 func WorkloadParams() platforms.Params {
 	return platforms.Params{
-		{Key: KeyIterations, Value: 1_000_000, Unit: "per task", Prov: platforms.CODE, Min: 1, Max: 10_000_000,
+		{Key: KeyIterations, Value: 1_000_000, Unit: "per task", Prov: platforms.CODE, Integer: true, Min: 1, Max: 10_000_000,
 			Source: article + " (test scenario: 1,000,000 increments per task)", Doc: "guarded increments each task performs"},
-		{Key: KeyTasks, Value: 2, Unit: "tasks", Prov: platforms.CODE, Min: 2, Max: 8,
+		{Key: KeyTasks, Value: 2, Unit: "tasks", Prov: platforms.CODE, Integer: true, Min: 2, Max: 8,
 			Source: article + " (two tasks, one pinned to each core)", Doc: "worker tasks; task i is pinned to core i mod 2 when pinning=1; the notify variant passes a token round the ring"},
-		{Key: KeyCSCycles, Value: 0, Unit: "cycles", Prov: platforms.CODE, Min: 0, Max: 1_000_000,
+		{Key: KeyCSCycles, Value: 0, Unit: "cycles", Prov: platforms.CODE, Integer: true, Min: 0, Max: 1_000_000,
 			Source: article + " (the critical section is counter++ only)", Doc: "extra work inside the critical section, besides counter++ (load, add, store)"},
-		{Key: KeyLoopCycles, Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Min: 0, Max: 1_000_000, Low: 2, High: 10,
+		{Key: KeyLoopCycles, Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 0, Max: 1_000_000, Low: 2, High: 10,
 			Source: "for-loop increment, compare and branch at -O2 (not measured)", Doc: "work of each iteration outside the critical section"},
 		{Key: KeyPriorities, Value: 0, Unit: "mode", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
 			Source: article + " (both tasks at priority 10)", Doc: "0: every task at priority 10 (the article); 1: task i at priority 10+i"},
@@ -63,7 +63,7 @@ func WorkloadParams() platforms.Params {
 			Source: article + " (advice: __attribute__((aligned(64))) against cache-line ping-pong)", Doc: "alignment of the counter, the sync object and each TCB's notification words"},
 		{Key: KeyPeriphHz, Value: 1000, Unit: "Hz", Prov: platforms.CODE, Min: 1, Max: 100_000,
 			Source: "issue 5 (a 1 kHz peripheral interrupt on core 0 measures interrupt latency)", Doc: "rate of the periodic peripheral interrupt on core 0 (phase drawn from the seed)"},
-		{Key: KeyPeriphISR, Value: 50, Unit: "cycles", Prov: platforms.ASSUME, Min: 1, Max: 100_000, Low: 20, High: 200,
+		{Key: KeyPeriphISR, Value: 50, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 100_000, Low: 20, High: 200,
 			Source: "a handler that acknowledges a timer-group interrupt (not measured)", Doc: "work of the peripheral interrupt's handler"},
 		{Key: KeyPSRAM, Value: 0, Unit: "flag", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
 			Source: article + " (the board has external SPI RAM)", Doc: "1: the counter lives in PSRAM (EXT_RAM_BSS_ATTR) behind the per-core caches"},

@@ -16,7 +16,7 @@ import (
 // the wait loop, per-CPU locks) on the RK3399 model, and lock-scaling, which
 // replicates the RK3399's A72 cluster on the generic N-core builder.
 func Experiments() []platforms.Experiment {
-	return []platforms.Experiment{spinlockWait(), perCPUSplit(), lockScaling()}
+	return []platforms.Experiment{spinlockWait(), perCPUSplit(), lockScaling(), pingPong(), genericPingPong(), wake()}
 }
 
 var waitMetrics = []platforms.Metric{
@@ -287,20 +287,20 @@ func WorkloadParams() platforms.Params {
 		{Key: "irq_cs_us", Value: 5, Unit: "us", Prov: platforms.ASSUME, Source: "not in the article",
 			Doc: "critical section in the interrupt handler", Min: 0, Max: 1000, Low: 1, High: 50},
 		{Key: "irq_cpu", Value: 0, Unit: "cpu", Prov: platforms.CODE, Source: "kernel/irq/manage.c: SPIs default to the boot CPU's affinity without irqbalance",
-			Doc: "CPU the device interrupt is routed to", Min: 0, Max: 63},
+			Doc: "CPU the device interrupt is routed to", Integer: true, Min: 0, Max: 63},
 		{Key: "cores", Value: 6, Unit: "cores", Prov: platforms.MEAS, Source: art + " (RK3399: 2 x A72 + 4 x A53, all used)",
-			Doc: "CPUs running a contending thread (cpu0..n-1: A53s first, as Linux numbers them)", Min: 1, Max: 6},
+			Doc: "CPUs running a contending thread (cpu0..n-1: A53s first, as Linux numbers them)", Integer: true, Min: 1, Max: 6},
 		{Key: "duration_ms", Value: 1000, Unit: "ms", Prov: platforms.ASSUME, Source: "run length; long enough for ~250 ticks at HZ=250",
 			Doc: "simulated time threads keep starting operations", Min: 1, Max: 60000, Low: 500, High: 5000},
 		// lock indexes linux.Flavours.
 		{Key: "lock", Value: 0, Unit: "code", Prov: platforms.CODE, Source: "arch/arm64/Kconfig ARCH_USE_QUEUED_SPINLOCKS (5.10)",
 			Doc: "lock algorithm: 0 qspinlock (arm64 5.10), 1 ticket (arm32), 2 test-and-set, 3 test-and-test-and-set", Choices: []float64{0, 1, 2, 3}},
 		{Key: "relax_cycles", Value: 20, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; ldr + cmp + b + yield",
-			Doc: "one poll iteration of a busy-wait (cpu_relax)", Min: 1, Max: 10000, Low: 5, High: 100},
+			Doc: "one poll iteration of a busy-wait (cpu_relax)", Integer: true, Min: 1, Max: 10000, Low: 5, High: 100},
 		{Key: "spin_limit", Value: 100, Unit: "polls", Prov: platforms.ASSUME, Source: "article 4.2/6 SPIN_THRESHOLD, value not given",
-			Doc: "adaptive and tiered: polls before WFE", Min: 0, Max: 1e6, Low: 10, High: 1000},
+			Doc: "adaptive and tiered: polls before WFE", Integer: true, Min: 0, Max: 1e6, Low: 10, High: 1000},
 		{Key: "wfe_limit", Value: 10, Unit: "wakeups", Prov: platforms.ASSUME, Source: "article 6 SLEEP_THRESHOLD, value not given",
-			Doc: "tiered: WFE wake-ups before schedule()", Min: 0, Max: 1e6, Low: 2, High: 100},
+			Doc: "tiered: WFE wake-ups before schedule()", Integer: true, Min: 0, Max: 1e6, Low: 2, High: 100},
 		{Key: "lose_wake", Value: 0, Unit: "prob", Prov: platforms.ASSUME, Source: "article 5: a SoC whose SEV lost wake-ups (rate not given)",
 			Doc: "probability that each wake-up event (SEV or monitor clear) is lost on its way to a core", Min: 0, Max: 1, Low: 0, High: 0.5},
 		{Key: "redundant_sev", Value: 0, Unit: "bool", Prov: platforms.CODE, Source: "article 5 workaround (extra SEV after release)",

@@ -3,6 +3,7 @@ package rk3399
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"synclab/platforms/generic"
@@ -98,150 +99,199 @@ func (w Workload) Run(ctx context.Context, seed uint64) (Result, error) {
 	e := sim.NewEngine(seed)
 	defer e.Close()
 	e.Trace = w.Trace
-	if err := e.SetFaults(sim.Faults{LoseWake: w.LoseWake}); err != nil {
-		return Result{}, err
-	}
-	const base, size = sim.Addr(0x10000), 1 << 16
-	cores, mem, err := w.SoC.Build(e, w.Cores, base, size)
+	r, err := w.boot(e)
 	if err != nil {
 		return Result{}, err
 	}
-	k, err := linux.New(e, cores, mem, base, size, w.Kernel)
-	if err != nil {
-		return Result{}, err
-	}
-	nlocks := 1
-	if w.Split {
-		nlocks = w.Cores
-	}
-	locks := make([]linux.Spinlock, nlocks)
-	counters := make([]sim.Addr, nlocks)
-	for i := range locks {
-		if locks[i], err = k.NewSpinlock(w.Flavour, w.Wait); err != nil {
-			return Result{}, err
-		}
-		// The counter shares no line with the lock word, so lock traffic
-		// and data traffic stay apart as in a padded kernel structure.
-		if counters[i], err = k.Alloc(8); err != nil {
-			return Result{}, err
-		}
-	}
-	lockOf := func(cpu int) int { return cpu % nlocks }
-
-	var res Result
-	holders := make([]int, nlocks)
-	lastRelease := make([]sim.Time, nlocks)
-	// acquired books one acquisition that started trying at t0 when its
-	// CPU had entered a slow path c0 times. Interrupts are masked from
-	// before the attempt (irqsave; a handler runs masked), so no other
-	// acquisition on this CPU can fall between.
-	acquired := func(p *sim.Proc, li int, t0 sim.Time, c0 int) sim.Time {
-		if k.CPUOf(p).Contentions > c0 {
-			res.Contended++
-		}
-		wait := p.Now() - t0
-		res.Waits = append(res.Waits, wait)
-		res.WaitTime += wait
-		if wait > 0 && t0 < lastRelease[li] {
-			res.Handoffs = append(res.Handoffs, p.Now()-lastRelease[li])
-		}
-		return wait
-	}
-	unlock := func(p *sim.Proc, li int, flags int) {
-		lastRelease[li] = p.Now()
-		linux.SpinUnlockIRQRestore(p, locks[li], flags)
-	}
-	var fail error
-	// critical is the protected section: a holder count catches any
-	// breach of mutual exclusion, the counter any lost update.
-	critical := func(p *sim.Proc, li int, cs sim.Time) {
-		holders[li]++
-		res.MaxHolders = max(res.MaxHolders, holders[li])
-		if holders[li] > 1 && fail == nil {
-			fail = fmt.Errorf("mutual exclusion broken: %d holders of lock %d at %v", holders[li], li, p.Now())
-		}
-		v := p.Load(counters[li])
-		p.Delay(cs)
-		p.Store(counters[li], v+1)
-		res.Ops++
-		holders[li]--
-	}
-	// hold records a waiter's wait and hold spans on the "lock" lane.
-	hold := func(p *sim.Proc, li int, t0, start sim.Time) {
-		if e.Trace != nil {
-			e.Trace.Add(sim.Span{Core: p.Core().ID, Lane: "lock", Label: "wait", Start: t0, End: start})
-			e.Trace.Add(sim.Span{Core: p.Core().ID, Lane: "lock", Label: fmt.Sprintf("hold lock %d", li), Start: start, End: p.Now()})
-		}
-	}
-
 	if w.IRQMean > 0 {
-		_, err := k.Device("dev", w.IRQCPU, linux.IRQDevice, w.IRQMean, true, func(p *sim.Proc, _ sim.IRQ) {
-			if p.Now() >= w.Duration {
-				return
-			}
-			li := lockOf(p.Core().ID)
-			t0, c0 := p.Now(), k.CPUOf(p).Contentions
-			// spin_lock_irqsave in the handler, as the article writes it
-			// (interrupts are already masked in a hardirq handler).
-			flags := linux.SpinLockIRQSave(p, locks[li])
-			res.IRQWaits = append(res.IRQWaits, acquired(p, li, t0, c0))
-			h := p.Now()
-			critical(p, li, w.IRQCS)
-			unlock(p, li, flags)
-			hold(p, li, t0, h)
-		})
-		if err != nil {
+		if _, err := r.k.Device("dev", w.IRQCPU, linux.IRQDevice, w.IRQMean, true, r.handler); err != nil {
 			return Result{}, err
 		}
 	}
-
-	think := float64(w.CS+w.Outside) * (1 - w.Load) / w.Load
-	for i, c := range cores {
+	for i, c := range r.cores {
 		rng := e.Stream(fmt.Sprintf("thread/%d", i))
-		exp := func(mean float64) sim.Time { return sim.Time(rng.ExpFloat64() * mean) }
-		e.Spawn(c, fmt.Sprintf("worker/%d", i), func(p *sim.Proc) {
-			li := lockOf(i)
-			// Threads start at random points of their cycle, not in step.
-			k.Sleep(p, sim.Time(rng.Float64()*float64(w.CS+w.Outside)+think))
-			for p.Now() < w.Duration && fail == nil {
-				p.Delay(exp(float64(w.Outside)))
-				t0, c0 := p.Now(), k.CPUOf(p).Contentions
-				flags := linux.SpinLockIRQSave(p, locks[li])
-				acquired(p, li, t0, c0)
-				h := p.Now()
-				critical(p, li, w.CS)
-				unlock(p, li, flags)
-				hold(p, li, t0, h)
-				k.Sleep(p, exp(think))
-			}
-		})
+		e.Spawn(c, fmt.Sprintf("worker/%d", i), func(p *sim.Proc) { r.thread(p, rng) })
 	}
 	e.Until = w.Duration * 20 // a safety net: threads stop on their own
 	if err := e.Run(ctx); err != nil {
 		return Result{}, err
 	}
-	if fail != nil {
-		return Result{}, fail
+	if r.fail != nil {
+		return Result{}, r.fail
 	}
 	if e.StopReason() != "done" {
 		return Result{}, fmt.Errorf("run did not finish by %v (a waiter never woke?)", e.Until)
 	}
-	res.Elapsed = e.Now()
-	for li := range counters {
-		res.Counter += mem.Peek(counters[li])
+	return r.result(), nil
+}
+
+// run is one simulation of a Workload: the machine, the kernel, the locks
+// with their counters, and what is measured. Its methods are the code the
+// workload models (thread, handler) and the bookkeeping around each
+// acquisition.
+type run struct {
+	w        Workload
+	e        *sim.Engine
+	cores    []*sim.Core
+	mem      *sim.Memory
+	k        *linux.Kernel
+	locks    []linux.Spinlock
+	counters []sim.Addr // one shared counter per lock
+	holders  []int      // CPUs inside each lock's critical section
+	released []sim.Time // each lock's last release
+	think    float64    // mean sleep after an operation, for the offered load
+	res      Result
+	fail     error // the first breach of mutual exclusion
+}
+
+// boot builds the SoC and the kernel on e and allocates the locks: one, or
+// one per CPU when split.
+func (w Workload) boot(e *sim.Engine) (*run, error) {
+	if err := e.SetFaults(sim.Faults{LoseWake: w.LoseWake}); err != nil {
+		return nil, err
+	}
+	const base, size = sim.Addr(0x10000), 1 << 16
+	r := &run{w: w, e: e, think: float64(w.CS+w.Outside) * (1 - w.Load) / w.Load}
+	var err error
+	if r.cores, r.mem, err = w.SoC.Build(e, w.Cores, base, size); err != nil {
+		return nil, err
+	}
+	if r.k, err = linux.New(e, r.cores, r.mem, base, size, w.Kernel); err != nil {
+		return nil, err
+	}
+	nlocks := 1
+	if w.Split {
+		nlocks = w.Cores
+	}
+	r.locks = make([]linux.Spinlock, nlocks)
+	r.counters = make([]sim.Addr, nlocks)
+	r.holders = make([]int, nlocks)
+	r.released = make([]sim.Time, nlocks)
+	for i := range r.locks {
+		if r.locks[i], err = r.k.NewSpinlock(w.Flavour, w.Wait); err != nil {
+			return nil, err
+		}
+		// The counter shares no line with the lock word, so lock traffic
+		// and data traffic stay apart as in a padded kernel structure.
+		if r.counters[i], err = r.k.Alloc(8); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// thread is the kernel thread of one CPU: work, spin_lock_irqsave, the
+// critical section, spin_unlock_irqrestore, sleep; until the run's end.
+func (r *run) thread(p *sim.Proc, rng *rand.Rand) {
+	li := r.lockOf(p)
+	// Threads start at random points of their cycle, not in step.
+	r.k.Sleep(p, sim.Time(rng.Float64()*float64(r.w.CS+r.w.Outside)+r.think))
+	for p.Now() < r.w.Duration && r.fail == nil {
+		p.Delay(expTime(rng, float64(r.w.Outside)))
+		a := r.spinLockIRQSave(p, li)
+		r.critical(p, li, r.w.CS)
+		r.spinUnlockIRQRestore(p, a)
+		r.k.Sleep(p, expTime(rng, r.think))
+	}
+}
+
+// handler is the device's interrupt handler. It takes the lock with
+// spin_lock_irqsave, as the article writes it (interrupts are already
+// masked in a hardirq handler).
+func (r *run) handler(p *sim.Proc, _ sim.IRQ) {
+	if p.Now() >= r.w.Duration {
+		return
+	}
+	li := r.lockOf(p)
+	a := r.spinLockIRQSave(p, li)
+	r.res.IRQWaits = append(r.res.IRQWaits, a.wait())
+	r.critical(p, li, r.w.IRQCS)
+	r.spinUnlockIRQRestore(p, a)
+}
+
+// lockOf returns the index of the lock taken on p's CPU.
+func (r *run) lockOf(p *sim.Proc) int { return p.Core().ID % len(r.locks) }
+
+// expTime draws an exponentially distributed time of the given mean.
+func expTime(rng *rand.Rand, mean float64) sim.Time { return sim.Time(rng.ExpFloat64() * mean) }
+
+// acquisition is one holding of a lock: which, the saved interrupt flags,
+// when it started trying and when it got the lock.
+type acquisition struct {
+	li, flags   int
+	start, held sim.Time
+}
+
+// wait is the time the acquisition waited for the lock.
+func (a acquisition) wait() sim.Time { return a.held - a.start }
+
+// spinLockIRQSave takes lock li with linux.SpinLockIRQSave and books the
+// acquisition. Interrupts are masked from before the attempt (irqsave; a
+// handler runs masked), so no other acquisition on this CPU can fall
+// between its start and its booking.
+func (r *run) spinLockIRQSave(p *sim.Proc, li int) acquisition {
+	a := acquisition{li: li, start: p.Now()}
+	c0 := r.k.CPUOf(p).Contentions
+	a.flags = linux.SpinLockIRQSave(p, r.locks[li])
+	a.held = p.Now()
+	if r.k.CPUOf(p).Contentions > c0 {
+		r.res.Contended++
+	}
+	r.res.Waits = append(r.res.Waits, a.wait())
+	r.res.WaitTime += a.wait()
+	if a.wait() > 0 && a.start < r.released[li] {
+		r.res.Handoffs = append(r.res.Handoffs, a.held-r.released[li])
+	}
+	return a
+}
+
+// critical is the protected section: a holder count catches any breach of
+// mutual exclusion, the counter (load, work, store) any lost update.
+func (r *run) critical(p *sim.Proc, li int, cs sim.Time) {
+	r.holders[li]++
+	r.res.MaxHolders = max(r.res.MaxHolders, r.holders[li])
+	if r.holders[li] > 1 && r.fail == nil {
+		r.fail = fmt.Errorf("mutual exclusion broken: %d holders of lock %d at %v", r.holders[li], li, p.Now())
+	}
+	v := p.Load(r.counters[li])
+	p.Delay(cs)
+	p.Store(r.counters[li], v+1)
+	r.res.Ops++
+	r.holders[li]--
+}
+
+// spinUnlockIRQRestore releases the lock of a with
+// linux.SpinUnlockIRQRestore and records the acquisition's wait and hold
+// spans on the trace's "lock" lane.
+func (r *run) spinUnlockIRQRestore(p *sim.Proc, a acquisition) {
+	r.released[a.li] = p.Now()
+	linux.SpinUnlockIRQRestore(p, r.locks[a.li], a.flags)
+	if r.e.Trace != nil {
+		id := p.Core().ID
+		r.e.Trace.Add(sim.Span{Core: id, Lane: "lock", Label: "wait", Start: a.start, End: a.held})
+		r.e.Trace.Add(sim.Span{Core: id, Lane: "lock", Label: fmt.Sprintf("hold lock %d", a.li), Start: a.held, End: p.Now()})
+	}
+}
+
+// result gathers what the run measured once it has ended.
+func (r *run) result() Result {
+	res := r.res
+	res.Elapsed = r.e.Now()
+	for _, c := range r.counters {
+		res.Counter += r.mem.Peek(c)
 	}
 	res.Wakeups = map[string]int{}
-	for _, c := range cores {
+	for _, c := range r.cores {
 		res.EnergyMJ += c.EnergyMJ()
 		for wc, n := range c.Wakeups {
 			res.Wakeups[sim.WakeCause(wc).String()] += n
 		}
 	}
-	for _, cpu := range k.CPUs {
+	for _, cpu := range r.k.CPUs {
 		res.Ticks += cpu.Ticks
 	}
 	res.PowerMW = res.EnergyMJ / res.Elapsed.Seconds()
-	return res, nil
+	return res
 }
 
 // Handoff returns the mean hand-off time (0 when no hand-off happened).

@@ -16,13 +16,21 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"synclab/labkit/catalog"
 	"synclab/platforms"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGINT (Ctrl-C) and SIGTERM (a batch scheduler) stop the work; the
+	// finished runs are kept (the same command resumes). A second signal
+	// kills at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -39,10 +47,13 @@ const (
 const usage = `usage: lab COMMAND [ARGS]
   list                                   experiments with a one-line description
   run NAME [flags]                       run an experiment (lab run NAME -h: flags, parameters, variants)
-  merge FILES... [-o OUT]                combine the result files of lab run -shard
+  merge FILES... [-o OUT] [-json]        combine the result files of lab run -shard
   platforms [NAME] [-md]                 platform parameters: value, unit, provenance, source (-md: Markdown)
   platforms -readme FILE                 rewrite FILE's parameter tables between <!-- params:begin/end -->
   bench [-json] [-peer=false]            speed figures
+  validate [-json] [-strict]             the models against published measurements
+  calibrate FILE.csv -fit key,... [-json] [-o PROFILE]
+                                         fit ASSUME parameters to a board's measurements (lab run -profile PROFILE)
   report NOTEBOOK... -o DIR              execute notebooks headless and write their HTML
 `
 
@@ -80,6 +91,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdBench(ctx, rest, stdout, stderr)
 	case "report":
 		err = cmdReport(ctx, rest, stdout, stderr)
+	case "validate":
+		err = cmdValidate(ctx, rest, stdout, stderr)
+	case "calibrate":
+		err = cmdCalibrate(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"synclab/labkit"
 	"synclab/platforms"
 	"synclab/sim"
 )
@@ -74,18 +75,7 @@ func TestRunJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got struct {
-		Experiment string             `json:"experiment"`
-		Seed       uint64             `json:"seed"`
-		Params     map[string]float64 `json:"params"`
-		Variants   []struct {
-			Name    string              `json:"name"`
-			Metrics map[string]float64  `json:"metrics"`
-			CI95    map[string]*float64 `json:"ci95"`
-		} `json:"variants"`
-		Reference []map[string]any `json:"reference"`
-		WallS     *float64         `json:"wall_s"`
-	}
+	var got labkit.RunDoc
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {
@@ -94,15 +84,28 @@ func TestRunJSON(t *testing.T) {
 	if dec.More() {
 		t.Fatal("more than one JSON value on stdout")
 	}
-	if got.Experiment != "cli-fixture" || got.Seed != 7 || got.Params["n"] != 20 || len(got.Variants) != 2 || got.WallS == nil {
+	if got.Schema != labkit.RunSchema || got.Experiment != "cli-fixture" || got.Seed != 7 || got.Params["n"] != 20 || len(got.Variants) != 2 ||
+		got.Repeats != 4 || !got.Complete || got.Shard != "all" || len(got.Cells) != 2 || got.Runs != nil {
 		t.Fatalf("unexpected output: %+v", got)
 	}
 	a, b := got.Variants[0], got.Variants[1]
-	if a.Name != "a" || b.Name != "b" || a.Metrics["cost"] != 21.5 || b.Metrics["cost"] != 41.5 || a.CI95["cost"] == nil {
+	if a.Name != "a" || b.Name != "b" || a.Metrics["cost"] != 21.5 || b.Metrics["cost"] != 41.5 || a.CI95["cost"] == 0 {
 		t.Fatalf("variants: %+v", got.Variants)
 	}
-	if len(got.Reference) != 1 || got.Reference[0]["source"] != "cli-article" || got.Reference[0]["value"] != 10.0 {
+	if c := got.Cells[1]; c.Variant != "b" || c.N != 4 || c.Failed != 0 || c.Metrics["cost"] != 41.5 || len(c.Params) != 0 {
+		t.Fatalf("cells: %+v", got.Cells)
+	}
+	if len(got.Reference) != 1 || got.Reference[0].Source != "cli-article" || got.Reference[0].Value != 10 {
 		t.Fatalf("reference: %+v", got.Reference)
+	}
+	// -runs adds every run with its seed and values.
+	code, out, stderr = runCLI(t, "run", "cli-fixture", "-json", "-runs", "-set", "n=20", "-repeats", "4")
+	got = labkit.RunDoc{}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Runs) != 8 {
+		t.Fatalf("-runs: exit %d, %v, %d runs\n%s", code, err, len(got.Runs), stderr)
+	}
+	if r := got.Runs[5]; r.Variant != "b" || r.Repeat != 1 || r.Metrics["cost"] != 41 || r.Seed != labkit.RunSeed(7, "b", 0, 1) {
+		t.Fatalf("run 5: %+v", r)
 	}
 }
 
@@ -124,6 +127,18 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-bogus"}, "flag provided but not defined"},
 		{[]string{"platforms", "nowhere"}, "platforms: cli-bench"},
 		{[]string{"merge", filepath.Join(t.TempDir(), "missing.msgpack")}, "missing.msgpack"},
+		{[]string{"run", "lock-scaling", "-set", "cores=2.5"}, "parameter cores: value 2.5 is not a whole number"},
+		{[]string{"run", "esp32-critical-section", "-set", "tasks=2.7"}, "parameter tasks: value 2.7 is not a whole number"},
+		{[]string{"run", "cli-fixture", "-repeats", "0"}, "-repeats 0: want at least 1"},
+		{[]string{"run", "cli-fixture", "-repeats", "-3"}, "-repeats -3: want at least 1"},
+		{[]string{"run", "lock-scaling", "-repeats", "1000000000"}, "4 variants x 6 sweep points x 1000000000 repeats = 2.4e+10 runs, more than the 1000000"},
+		{[]string{"run", "cli-fixture", "-shard", "0/2", "-o", "r.html"}, "-shard writes the shard's result file only"},
+		{[]string{"run", "cli-fixture", "-shard", "0/2", "-json"}, "-shard writes the shard's result file only"},
+		{[]string{"run", "cli-fixture", "-runs"}, "-runs lists the runs in the JSON output: add -json"},
+		{[]string{"run", "cli-fixture", "-json", "-csv", "-"}, "-json and -csv - both write stdout"},
+		{[]string{"run", "cli-fixture", "-o", os.DevNull}, "-o: /dev/null is a device, not a regular file"},
+		{[]string{"run", "cli-fixture", "-csv", t.TempDir()}, "is a directory, not a regular file"},
+		{[]string{"merge", "-runs", "x.msgpack"}, "add -json"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, tc.args...)

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,19 +16,32 @@ import (
 	"synclab/platforms"
 )
 
+// runFlags are lab run's flags.
+type runFlags struct {
+	sets, variants                        multi
+	seed, report, csv, shard, result, dir string
+	profile                               string
+	repeats, workers                      int
+	asJSON, runs, fresh                   bool
+}
+
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
-	var sets, variants multi
-	fs.Var(&sets, "set", "override a parameter: -set key=value (repeatable)")
-	fs.Var(&variants, "variant", "run only this variant (repeatable)")
-	seed := fs.String("seed", "", "experiment seed (default: the experiment's)")
-	repeats := fs.Int("repeats", 0, "repeats per variant and sweep point (default: the experiment's)")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
-	report := fs.String("o", "", "write a self-contained HTML report to this file")
-	shard := fs.String("shard", "", "compute share i/n of the runs and write a partial result file")
-	resultPath := fs.String("result", "", "result file to write (default: the store under data/results)")
-	fresh := fs.Bool("fresh", false, "ignore cached results")
-	workers := fs.Int("workers", 0, "parallel runs (default GOMAXPROCS)")
+	var f runFlags
+	fs.Var(&f.sets, "set", "override a parameter: -set key=value (repeatable)")
+	fs.Var(&f.variants, "variant", "run only this variant (repeatable)")
+	fs.StringVar(&f.seed, "seed", "", "experiment seed (default: the experiment's)")
+	fs.IntVar(&f.repeats, "repeats", 0, "repeats per variant and sweep point, at least 1 (default: the experiment's)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout (schema synclab.run/v1)")
+	fs.BoolVar(&f.runs, "runs", false, "with -json: also list every run with its seed and metric values")
+	fs.StringVar(&f.csv, "csv", "", "write one CSV row per run to this file (- for stdout)")
+	fs.StringVar(&f.report, "o", "", "write a self-contained HTML report to this file")
+	fs.StringVar(&f.shard, "shard", "", "compute share i/n of the runs and write a partial result file")
+	fs.StringVar(&f.result, "result", "", "result file to read and write instead of the store (resumed from FILE.journal)")
+	fs.StringVar(&f.dir, "results", "", "result store directory (default $SYNCLAB_RESULTS, data/results in the repository, else the user cache)")
+	fs.BoolVar(&f.fresh, "fresh", false, "ignore cached results and the runs of an interrupted run")
+	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default GOMAXPROCS)")
+	fs.StringVar(&f.profile, "profile", "", "apply a board profile written by lab calibrate -o (-set overrides it)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: lab run NAME [flags]\nlab run NAME -h also lists NAME's parameters (the -set keys) and variants on stdout.\n\nflags:\n")
 		fs.PrintDefaults()
@@ -43,13 +56,33 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(pos) != 1 {
 		return badInput("usage: lab run NAME [flags]; see lab list for names")
 	}
-	e, err := experimentFromFlags(pos[0], sets, variants, *seed, *repeats)
+	repeatsSet := false
+	fs.Visit(func(fl *flag.Flag) { repeatsSet = repeatsSet || fl.Name == "repeats" })
+	if repeatsSet && f.repeats < 1 {
+		return badInput("-repeats %d: want at least 1", f.repeats)
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	e, err := experimentFromFlags(pos[0], f.sets, f.variants, f.seed, f.repeats)
 	if err != nil {
 		return err
 	}
-	opts := labkit.RunOptions{Fresh: *fresh, Workers: *workers, Log: stderr}
-	if *shard != "" {
-		if opts.Shard, err = labkit.ParseShard(*shard); err != nil {
+	if f.profile != "" {
+		p, err := labkit.LoadProfile(f.profile)
+		if err != nil {
+			return usageError{err}
+		}
+		if e, err = p.Apply(e); err != nil {
+			return usageError{err}
+		}
+		if e, err = e.WithSettings(f.sets...); err != nil { // -set wins over the profile
+			return usageError{err}
+		}
+	}
+	opts := labkit.RunOptions{Fresh: f.fresh, Workers: f.workers, Log: stderr, Dir: f.dir, File: f.result}
+	if f.shard != "" {
+		if opts.Shard, err = labkit.ParseShard(f.shard); err != nil {
 			return usageError{err}
 		}
 	}
@@ -61,47 +94,127 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	runErr := err
 	if err != nil && (res == nil || !errors.As(err, &failed) || errors.Is(err, context.Canceled)) {
 		if res != nil && errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "interrupted: %d runs finished\n", len(res.Runs))
+			if len(res.Runs) > 0 {
+				fmt.Fprintf(stderr, "interrupted: %d runs finished (kept: the same command resumes from them)\n", len(res.Runs))
+			}
 			labkit.SummaryTable(res).WriteText(stdout)
 		}
 		return err
 	}
 	wall := time.Since(start).Seconds()
-	if *resultPath != "" {
+	if f.result != "" && runErr != nil {
 		// A result with failed runs is saved incomplete: lab merge refuses it.
-		if err := labkit.Save(*resultPath, res); err != nil {
+		if err := labkit.Save(f.result, res); err != nil {
 			return err
 		}
 	}
 	if opts.Shard.Count > 1 {
-		path := *resultPath
-		switch {
-		case path != "":
-		case runErr != nil:
-			path = "nowhere (runs failed; the store keeps complete results only)"
-		default:
-			path = labkit.CachePath(labkit.ResultsDir(), e, opts.Shard)
-		}
-		fmt.Fprintf(stdout, "shard %s of %s: %d runs written to %s\n", opts.Shard, e.Name, len(res.Runs), path)
-		if runErr != nil {
-			labkit.FailuresTable(res).WriteText(stdout)
-		}
-		return runErr
+		return printShard(stdout, res, opts, runErr)
 	}
-	if *report != "" {
-		if err := labkit.ResultReport(res).WriteFile(*report); err != nil {
+	if f.report != "" {
+		if err := labkit.ResultReport(res).WriteFile(f.report); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "report written to %s\n", *report)
+		fmt.Fprintf(stderr, "report written to %s\n", f.report)
 	}
-	if *asJSON {
-		if err := writeJSON(stdout, res, wall); err != nil {
+	if f.csv != "" {
+		if err := writeCSV(stdout, f.csv, res); err != nil {
 			return err
 		}
-		return runErr
 	}
-	printResult(stdout, res, wall)
+	switch {
+	case f.asJSON:
+		doc := labkit.NewRunDoc(res, f.runs)
+		doc.WallS = wall
+		if err := doc.WriteJSON(stdout); err != nil {
+			return err
+		}
+	case f.csv != "-":
+		printResult(stdout, res, wall)
+	}
 	return runErr
+}
+
+// check rejects flag combinations that would silently drop an output, and
+// output paths that are not regular files, before any work.
+func (f runFlags) check() error {
+	switch {
+	case f.shard != "" && (f.report != "" || f.asJSON || f.csv != ""):
+		return badInput("-shard writes the shard's result file only (-result); -o, -json and -csv need every run: lab merge the shards (lab merge -json prints the merged result; lab run then reads it from the store)")
+	case f.runs && !f.asJSON:
+		return badInput("-runs lists the runs in the JSON output: add -json")
+	case f.asJSON && f.csv == "-":
+		return badInput("-json and -csv - both write stdout: give -csv a file")
+	}
+	for _, out := range []struct{ flag, path string }{{"-o", f.report}, {"-csv", f.csv}, {"-result", f.result}} {
+		if out.path == "" || out.path == "-" && out.flag == "-csv" {
+			continue
+		}
+		if err := labkit.CheckOutput(out.path); err != nil {
+			return badInput("%s: %v", out.flag, err)
+		}
+	}
+	if f.result != "" {
+		if err := checkResultFile(f.result); err != nil {
+			return badInput("-result: %v", err)
+		}
+	}
+	return nil
+}
+
+// checkResultFile refuses to overwrite an existing file that is not a result
+// file (a mistyped -result path).
+func checkResultFile(path string) error {
+	file, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	head := make([]byte, 8)
+	n, _ := io.ReadFull(file, head)
+	if n > 0 && !strings.HasPrefix("SYNCLABR", string(head[:n])) {
+		return fmt.Errorf("%s exists and is not a SyncLab result file: refusing to overwrite it", path)
+	}
+	return nil
+}
+
+// printShard says where a shard's result went.
+func printShard(w io.Writer, res *labkit.Result, opts labkit.RunOptions, runErr error) error {
+	path := opts.File
+	switch {
+	case res.From != "":
+		path = res.From + " (from the cache)"
+	case path != "":
+	case runErr != nil:
+		path = "nowhere (runs failed; the store keeps complete results only)"
+	default:
+		dir := opts.Dir
+		if dir == "" {
+			dir = labkit.ResultsDir()
+		}
+		path = labkit.CachePath(dir, res.Experiment, opts.Shard)
+	}
+	fmt.Fprintf(w, "shard %s of %s: %d runs written to %s\n", opts.Shard, res.Experiment.Name, len(res.Runs), path)
+	if runErr != nil {
+		labkit.FailuresTable(res).WriteText(w)
+	}
+	return runErr
+}
+
+// writeCSV writes res's runs as CSV to path, or to stdout for "-".
+func writeCSV(stdout io.Writer, path string, res *labkit.Result) error {
+	var b bytes.Buffer
+	if err := res.WriteCSV(&b); err != nil {
+		return err
+	}
+	if path == "-" {
+		_, err := stdout.Write(b.Bytes())
+		return err
+	}
+	return labkit.WriteFileAtomic(path, b.Bytes(), 0o644)
 }
 
 // experimentHelp answers lab run [NAME] -h: after the flags (printed by the
@@ -166,11 +279,11 @@ func experimentFromFlags(name string, sets, variants []string, seed string, repe
 			return e, badInput("-seed %q: want a non-negative integer", seed)
 		}
 	}
-	if repeats < 0 {
-		return e, badInput("-repeats %d: want at least 1", repeats)
-	}
 	if repeats > 0 {
 		e.Repeats = repeats
+	}
+	if _, err := labkit.RunCount(e); err != nil {
+		return e, usageError{err}
 	}
 	return e, nil
 }
@@ -184,7 +297,14 @@ func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	if len(failed) > 0 {
 		runs += fmt.Sprintf(" (%d FAILED)", len(failed))
 	}
-	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %s in %.3g s\n\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, runs, wall)
+	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %s in %.3g s\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, runs, wall)
+	switch {
+	case res.From != "":
+		fmt.Fprintf(w, "from the cache: %s (computed %s in %.3g s)\n", res.From, res.Created.Local().Format(time.DateTime), res.WallS)
+	case res.Reused > 0:
+		fmt.Fprintf(w, "reused %d of %d runs from an interrupted run\n", res.Reused, len(res.Runs))
+	}
+	fmt.Fprintln(w)
 	labkit.SummaryTable(res).WriteText(w)
 	if len(failed) > 0 {
 		fmt.Fprintln(w)
@@ -196,100 +316,26 @@ func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	}
 }
 
-// jsonNum is a float64 that encodes NaN and infinities as null.
-type jsonNum float64
-
-func (x jsonNum) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(x))
-}
-
-type jsonVariant struct {
-	Name    string             `json:"name"`
-	Metrics map[string]jsonNum `json:"metrics"`
-	CI95    map[string]jsonNum `json:"ci95"`
-}
-
-type jsonReference struct {
-	Variant string  `json:"variant"`
-	Metric  string  `json:"metric"`
-	Value   float64 `json:"value"`
-	Unit    string  `json:"unit"`
-	Source  string  `json:"source"`
-}
-
-type jsonPoint struct {
-	Params   map[string]float64 `json:"params"`
-	Variants []jsonVariant      `json:"variants"`
-}
-
-type jsonRun struct {
-	Experiment string             `json:"experiment"`
-	Seed       uint64             `json:"seed"`
-	Params     map[string]float64 `json:"params"`
-	Variants   []jsonVariant      `json:"variants"`
-	Reference  []jsonReference    `json:"reference"`
-	// Sweep lists every sweep point when the experiment sweeps; Variants
-	// then describe the default point.
-	Sweep []jsonPoint `json:"sweep,omitempty"`
-	// Failures lists the failed runs (left out of the metrics).
-	Failures []jsonFailure `json:"failures,omitempty"`
-	WallS    float64       `json:"wall_s"`
-}
-
-type jsonFailure struct {
-	Variant string             `json:"variant"`
-	Params  map[string]float64 `json:"params"` // the swept values of the run's point
-	Repeat  int                `json:"repeat"`
-	Seed    uint64             `json:"seed"`
-	Error   string             `json:"error"`
-}
-
-func variantsAt(res *labkit.Result, point int) []jsonVariant {
-	var out []jsonVariant
-	for _, v := range res.Experiment.Variants {
-		jv := jsonVariant{Name: v.Name, Metrics: map[string]jsonNum{}, CI95: map[string]jsonNum{}}
-		for _, m := range res.Experiment.Metrics {
-			s := res.Summary(v.Name, point, m.Name)
-			jv.Metrics[m.Name], jv.CI95[m.Name] = jsonNum(s.Mean), jsonNum(s.Half)
-		}
-		out = append(out, jv)
-	}
-	return out
-}
-
-func writeJSON(w io.Writer, res *labkit.Result, wall float64) error {
-	e := res.Experiment
-	out := jsonRun{Experiment: e.Name, Seed: e.Seed, Params: e.PointParams(res.DefaultPoint()), Variants: variantsAt(res, res.DefaultPoint()),
-		Reference: []jsonReference{}, WallS: wall}
-	for _, r := range e.Reference {
-		out.Reference = append(out.Reference, jsonReference{Variant: r.Variant, Metric: r.Metric, Value: r.Value, Unit: r.Unit, Source: r.Article})
-	}
-	points := e.Points()
-	if len(e.Sweep) > 0 {
-		for i, p := range points {
-			out.Sweep = append(out.Sweep, jsonPoint{Params: p, Variants: variantsAt(res, i)})
-		}
-	}
-	for _, f := range res.Failures() {
-		out.Failures = append(out.Failures, jsonFailure{Variant: f.Variant, Params: points[f.Point], Repeat: f.Repeat, Seed: f.Seed, Error: f.Err})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
-
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", stderr)
 	out := fs.String("o", "", "merged result file (default: the store entry that lab run reads)")
+	dir := fs.String("results", "", "result store directory for the default -o")
+	asJSON := fs.Bool("json", false, "print the merged result as one JSON object on stdout (schema synclab.run/v1)")
+	runs := fs.Bool("runs", false, "with -json: also list every run with its seed and metric values")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return badInput("usage: lab merge FILES... [-o OUT]")
+		return badInput("usage: lab merge FILES... [-o OUT] [-json [-runs]]")
+	}
+	if *runs && !*asJSON {
+		return badInput("-runs lists the runs in the JSON output: add -json")
+	}
+	if *out != "" {
+		if err := labkit.CheckOutput(*out); err != nil {
+			return badInput("-o: %v", err)
+		}
 	}
 	var parts []*labkit.Result
 	for _, f := range files {
@@ -305,12 +351,26 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	path := *out
 	if path == "" {
-		path = labkit.CachePath(labkit.ResultsDir(), merged.Experiment, labkit.Shard{})
+		d := *dir
+		if d == "" {
+			d = labkit.ResultsDir()
+		}
+		path = labkit.CachePath(d, merged.Experiment, labkit.Shard{})
 	}
 	if err := labkit.Save(path, merged); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "merged %d shards (%d runs) into %s\n\n", len(parts), len(merged.Runs), path)
+	note := stdout
+	if *asJSON {
+		note = stderr
+	}
+	fmt.Fprintf(note, "merged %d shards (%d runs) into %s\n", len(parts), len(merged.Runs), path)
+	if *asJSON {
+		doc := labkit.NewRunDoc(merged, *runs)
+		doc.WallS = merged.WallS
+		return doc.WriteJSON(stdout)
+	}
+	fmt.Fprintln(stdout)
 	printResult(stdout, merged, merged.WallS)
 	return nil
 }

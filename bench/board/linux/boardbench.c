@@ -1,0 +1,352 @@
+// boardbench: core-to-core ping-pong and spinlock hand-off on an arm64 Linux
+// board, printed as SyncLab measurement rows
+//
+//	experiment,variant,settings,metric,value
+//
+// whose experiment, variant and settings are those of `lab run`, so that
+// `lab calibrate` can fit the model to them:
+//
+//	rk3399-pingpong  llsc|cas  cpu_a=A;cpu_b=B        one_way_ns
+//	rk3399-wake      wfe|wfi   holder_cpu=A;waiter_cpu=B  release_to_acquire_us
+//
+// The ping-pong is the loop of nviennot/core-to-core-latency: two threads
+// pinned to two CPUs flip one shared word between PING and PONG with
+// compare-and-exchange; one_way_ns is the round trip over two. llsc is the
+// Armv8.0 exclusive pair (LDXR, compare, STXR), cas the Armv8.1 LSE CAS
+// (run only where the CPU has it: HWCAP_ATOMICS).
+//
+// The hand-off: a holder takes a lock word, holds it for a uniformly random
+// time up to -hold microseconds (a whole number of tick periods by default,
+// so the release falls at a random phase of the tick), stamps the time and
+// releases it; the waiter waits in WFE (smp_cond_load_acquire's LDAXR + WFE:
+// the releasing store wakes it) or in WFI (the article's fault: only an
+// interrupt, its next tick, wakes it) and stamps the time it holds the lock.
+//
+// Usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N]
+//
+//	[-hold US] [-pairs A:B,...] [-skip-wake]
+//
+// -e names the ping-pong experiment (generic-pingpong for a part that is not
+// an RK3399; add its shape with -s "soc_cores=4;per_cluster=4"), -s appends
+// settings to every ping-pong row. Without -pairs every pair of online CPUs
+// is measured.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef HWCAP_ATOMICS
+#define HWCAP_ATOMICS (1 << 8)
+#endif
+
+enum { PING = 0, PONG = 1, WARMUP = 100 };
+
+// A word alone on its cache line (64 bytes on Cortex-A53/A72, 128 on some
+// larger cores: pad to 128).
+struct line {
+	_Alignas(128) volatile uint64_t word;
+	char pad[128 - sizeof(uint64_t)];
+};
+
+static struct line flag, lockword, stamp;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	if (err != 0) {
+		fprintf(stderr, "boardbench: pinning to cpu %d: %s\n", cpu, strerror(err));
+		exit(1);
+	}
+}
+
+// cas_llsc is compare-and-exchange as Armv8.0 compiles it: it returns 1 when
+// *p held old and now holds new.
+static int cas_llsc(volatile uint64_t *p, uint64_t old, uint64_t new)
+{
+#if defined(__aarch64__)
+	uint64_t v;
+	uint32_t fail;
+	__asm__ volatile("1: ldxr %0, [%2]\n"
+			 "   cmp %0, %3\n"
+			 "   b.ne 2f\n"
+			 "   stxr %w1, %4, [%2]\n"
+			 "   cbnz %w1, 1b\n"
+			 "   mov %w1, #0\n"
+			 "   b 3f\n"
+			 "2: clrex\n"
+			 "   mov %w1, #1\n"
+			 "3:"
+			 : "=&r"(v), "=&r"(fail)
+			 : "r"(p), "r"(old), "r"(new)
+			 : "cc", "memory");
+	return fail == 0;
+#else
+	return __atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+}
+
+// cas_lse is one Armv8.1 CAS instruction.
+static int cas_lse(volatile uint64_t *p, uint64_t old, uint64_t new)
+{
+#if defined(__aarch64__)
+	uint64_t v = old;
+	__asm__ volatile(".arch_extension lse\n"
+			 "cas %0, %2, [%1]"
+			 : "+&r"(v)
+			 : "r"(p), "r"(new)
+			 : "memory");
+	return v == old;
+#else
+	return __atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+}
+
+struct pp {
+	int cpu, rounds;
+	int (*cas)(volatile uint64_t *, uint64_t, uint64_t);
+	uint64_t elapsed;
+	pthread_barrier_t *start;
+};
+
+static void *pong(void *arg)
+{
+	struct pp *a = arg;
+	pin(a->cpu);
+	pthread_barrier_wait(a->start);
+	for (int i = 0; i < WARMUP + a->rounds; i++)
+		while (!a->cas(&flag.word, PING, PONG))
+			;
+	return NULL;
+}
+
+static void *ping(void *arg)
+{
+	struct pp *a = arg;
+	pin(a->cpu);
+	pthread_barrier_wait(a->start);
+	uint64_t t0 = 0;
+	for (int i = 0; i < WARMUP + a->rounds; i++) {
+		if (i == WARMUP)
+			t0 = now_ns();
+		while (!a->cas(&flag.word, PONG, PING))
+			;
+	}
+	a->elapsed = now_ns() - t0;
+	return NULL;
+}
+
+// pingpong returns the one-way latency between cpus a and b in ns.
+static double pingpong(int a, int b, int rounds, int (*cas)(volatile uint64_t *, uint64_t, uint64_t))
+{
+	pthread_barrier_t start;
+	pthread_barrier_init(&start, NULL, 2);
+	flag.word = PING;
+	struct pp pa = {a, rounds, cas, 0, &start}, pb = {b, rounds, cas, 0, &start};
+	pthread_t ta, tb;
+	pthread_create(&tb, NULL, pong, &pb);
+	pthread_create(&ta, NULL, ping, &pa);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	pthread_barrier_destroy(&start);
+	return (double)pa.elapsed / rounds / 2;
+}
+
+// The lock of the hand-off: 0 free, 1 held. Waiting as smp_cond_load_acquire
+// does on arm64: LDAXR arms the exclusive monitor, WFE sleeps until the
+// releasing store clears it (or any other event); or, the article's fault,
+// WFI, which only an interrupt ends.
+static void wait_free(volatile uint64_t *p, int wfi)
+{
+#if defined(__aarch64__)
+	uint64_t v;
+	if (wfi) {
+		while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != 0)
+			__asm__ volatile("wfi" ::: "memory");
+		return;
+	}
+	__asm__ volatile("   sevl\n"
+			 "1: wfe\n"
+			 "   ldaxr %0, [%1]\n"
+			 "   cbnz %0, 1b"
+			 : "=&r"(v)
+			 : "r"(p)
+			 : "memory");
+#else
+	(void)wfi;
+	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != 0)
+		sched_yield();
+#endif
+}
+
+static void lock(volatile uint64_t *p, int wfi)
+{
+	for (;;) {
+		uint64_t free = 0;
+		if (__atomic_compare_exchange_n(p, &free, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+		wait_free(p, wfi);
+	}
+}
+
+static void unlock(volatile uint64_t *p) { __atomic_store_n(p, 0, __ATOMIC_RELEASE); }
+
+struct ho {
+	int cpu, n, wfi;
+	double hold_us, total_us;
+	volatile int *round, *done;
+	unsigned seed;
+};
+
+static void *holder(void *arg)
+{
+	struct ho *a = arg;
+	pin(a->cpu);
+	for (int r = 1; r <= a->n; r++) {
+		lock(&lockword.word, a->wfi);
+		__atomic_store_n(a->round, r, __ATOMIC_RELEASE);
+		uint64_t until = now_ns() + (uint64_t)(a->hold_us * 1000 * (rand_r(&a->seed) / (RAND_MAX + 1.0)));
+		while (now_ns() < until)
+			;
+		stamp.word = now_ns();
+		unlock(&lockword.word);
+		while (__atomic_load_n(a->done, __ATOMIC_ACQUIRE) != r)
+			;
+	}
+	return NULL;
+}
+
+static void *waiter(void *arg)
+{
+	struct ho *a = arg;
+	pin(a->cpu);
+	for (int r = 1; r <= a->n; r++) {
+		while (__atomic_load_n(a->round, __ATOMIC_ACQUIRE) != r)
+			;
+		lock(&lockword.word, a->wfi);
+		a->total_us += (double)(now_ns() - stamp.word) / 1000;
+		unlock(&lockword.word);
+		__atomic_store_n(a->done, r, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+// handoff returns the mean time from a release to the waiter holding the lock.
+static double handoff(int h, int w, int n, double hold_us, int wfi)
+{
+	volatile int round = 0, done = 0;
+	lockword.word = 0;
+	struct ho ah = {h, n, wfi, hold_us, 0, &round, &done, 1}, aw = {w, n, wfi, hold_us, 0, &round, &done, 1};
+	pthread_t th, tw;
+	pthread_create(&tw, NULL, waiter, &aw);
+	pthread_create(&th, NULL, holder, &ah);
+	pthread_join(th, NULL);
+	pthread_join(tw, NULL);
+	return aw.total_us / n;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N] [-hold US] [-pairs A:B,...] [-skip-wake]\n");
+	exit(2);
+}
+
+static int number(const char *flag, const char *s, double min)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (*s == 0 || *end != 0 || v < min || v > 1e9) {
+		fprintf(stderr, "boardbench: %s %s: want a number >= %g\n", flag, s, min);
+		exit(2);
+	}
+	return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+	const char *exp = "rk3399-pingpong", *extra = "", *pairs = NULL;
+	int rounds = 20000, handoffs = 400, wake = 1;
+	double hold = 20000;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-skip-wake")) {
+			wake = 0;
+			continue;
+		}
+		if (v == NULL)
+			usage();
+		if (!strcmp(a, "-e"))
+			exp = v;
+		else if (!strcmp(a, "-s"))
+			extra = v;
+		else if (!strcmp(a, "-rounds"))
+			rounds = number(a, v, 1);
+		else if (!strcmp(a, "-handoffs"))
+			handoffs = number(a, v, 1);
+		else if (!strcmp(a, "-hold"))
+			hold = number(a, v, 0);
+		else if (!strcmp(a, "-pairs"))
+			pairs = v;
+		else
+			usage();
+		i++;
+	}
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 2) {
+		fprintf(stderr, "boardbench: %d CPU online; the ping-pong needs two\n", ncpu);
+		return 1;
+	}
+	int lse = (getauxval(AT_HWCAP) & HWCAP_ATOMICS) != 0;
+	int list[64][2], n = 0;
+	if (pairs) {
+		for (const char *p = pairs; *p && n < 64;) {
+			int a, b, k;
+			if (sscanf(p, "%d:%d%n", &a, &b, &k) != 2 || a == b || a < 0 || b < 0 || a >= ncpu || b >= ncpu) {
+				fprintf(stderr, "boardbench: -pairs %s: want A:B,... with two different CPUs below %d\n", pairs, ncpu);
+				return 2;
+			}
+			list[n][0] = a, list[n][1] = b, n++;
+			p += k;
+			if (*p == ',')
+				p++;
+		}
+	} else {
+		for (int a = 0; a < ncpu && n < 64; a++)
+			for (int b = a + 1; b < ncpu && n < 64; b++)
+				list[n][0] = a, list[n][1] = b, n++;
+	}
+	const char *sep = *extra ? ";" : "";
+	printf("experiment,variant,settings,metric,value\n");
+	for (int i = 0; i < n; i++) {
+		int a = list[i][0], b = list[i][1];
+		printf("%s,llsc,cpu_a=%d;cpu_b=%d%s%s,one_way_ns,%.2f\n", exp, a, b, sep, extra, pingpong(a, b, rounds, cas_llsc));
+		if (lse)
+			printf("%s,cas,cpu_a=%d;cpu_b=%d%s%s,one_way_ns,%.2f\n", exp, a, b, sep, extra, pingpong(a, b, rounds, cas_lse));
+		fflush(stdout);
+	}
+	if (wake) {
+		int h = list[0][0], w = list[0][1];
+		for (int wfi = 0; wfi <= 1; wfi++) {
+			printf("rk3399-wake,%s,holder_cpu=%d;waiter_cpu=%d;hold_max_us=%g,release_to_acquire_us,%.3f\n",
+			       wfi ? "wfi" : "wfe", h, w, hold, handoff(h, w, handoffs, hold, wfi));
+			fflush(stdout);
+		}
+	}
+	return 0;
+}

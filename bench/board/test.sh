@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Functional smoke test of the board benchmarks (no timing is checked):
+#   1. cross-compiles bench/board/linux/boardbench.c with Debian's aarch64-linux-gnu-gcc and runs it under
+#      qemu-user on a few pairs with short runs; its output must be SyncLab measurement rows that
+#      `lab calibrate` reads (header experiment,variant,settings,metric,value; known experiments);
+#   2. syntax-checks the ESP-IDF app bench/board/esp32/main/main.c with the host gcc against declarations of
+#      the IDF API it uses (ESP-IDF itself is not needed; the app is built with idf.py on a machine that has it).
+# Missing Debian packages (gcc-aarch64-linux-gnu, qemu-user-static) are installed with apt-get when run as
+# root; otherwise the script says what to install and exits 1.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+OUT="$(mktemp -d)"
+trap 'rm -rf "$OUT"' EXIT
+
+log() { printf 'bench/board: %s\n' "$*"; }
+die() {
+	printf 'bench/board: %s\n' "$*" >&2
+	exit 1
+}
+
+need=()
+command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+QEMU="$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)"
+[[ -n "$QEMU" ]] || need+=(qemu-user-static)
+command -v gcc >/dev/null || need+=(gcc)
+if ((${#need[@]})); then
+	if [[ $(id -u) -ne 0 ]]; then
+		die "missing Debian packages; install them with: sudo apt-get install -y ${need[*]}"
+	fi
+	log "installing ${need[*]}"
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	QEMU="$(command -v qemu-aarch64-static || command -v qemu-aarch64)"
+fi
+
+log "cross-compiling boardbench"
+make -s -C "$HERE/linux" boardbench
+file_out="$(file -b "$HERE/linux/boardbench" 2>/dev/null || true)"
+[[ -z "$file_out" || "$file_out" == *aarch64* || "$file_out" == *"ARM aarch64"* ]] || die "boardbench is not an arm64 binary: $file_out"
+
+log "running boardbench under $(basename "$QEMU")"
+# Short runs: this checks that the program works and writes what lab calibrate reads, not the timings.
+"$QEMU" "$HERE/linux/boardbench" -rounds 200 -handoffs 3 -hold 100 -pairs 0:1 >"$OUT/rows.csv" 2>"$OUT/err" ||
+	die "boardbench failed: $(cat "$OUT/err")"
+head -1 "$OUT/rows.csv" | grep -qx 'experiment,variant,settings,metric,value' || die "bad header: $(head -1 "$OUT/rows.csv")"
+grep -q '^rk3399-pingpong,llsc,cpu_a=0;cpu_b=1,one_way_ns,[0-9.e+-]*$' "$OUT/rows.csv" || die "no llsc ping-pong row: $(cat "$OUT/rows.csv")"
+grep -q '^rk3399-wake,wfe,holder_cpu=0;waiter_cpu=1;hold_max_us=100,release_to_acquire_us,[0-9.e+-]*$' "$OUT/rows.csv" ||
+	die "no wfe hand-off row: $(cat "$OUT/rows.csv")"
+grep -q '^rk3399-wake,wfi,' "$OUT/rows.csv" || die "no wfi hand-off row: $(cat "$OUT/rows.csv")"
+"$QEMU" "$HERE/linux/boardbench" -pairs 0:0 >/dev/null 2>&1 && die "boardbench accepted the pair 0:0"
+"$QEMU" "$HERE/linux/boardbench" -rounds x >/dev/null 2>&1 && die "boardbench accepted -rounds x"
+
+log "checking that lab calibrate reads the rows"
+(cd "$ROOT" && go run ./labkit/cmd/lab calibrate "$OUT/rows.csv" -metrics one_way_ns -fit same_cluster_ns -set rounds=50 -max-evals 20 >"$OUT/fit" 2>&1) ||
+	die "lab calibrate rejected boardbench's rows: $(cat "$OUT/fit")"
+
+log "syntax-checking the ESP-IDF app with the host gcc"
+gcc -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -DSYNCLAB_HOST_CHECK -I"$HERE/esp32/host" "$HERE/esp32/main/main.c"
+
+log "ok ($(grep -c , "$OUT/rows.csv") rows)"

@@ -1,0 +1,573 @@
+package labkit
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"synclab/platforms"
+)
+
+// MeasurementHeader is the header of a measurement CSV: one measured (or
+// simulated) value per row, settings as key=value;key=value with the keys
+// of lab run -set, so that a measured row and a simulated row mean the same.
+var MeasurementHeader = []string{"experiment", "variant", "settings", "metric", "value"}
+
+// Measurement is one row of a measurement CSV.
+type Measurement struct {
+	Experiment string  `json:"experiment"`
+	Variant    string  `json:"variant"`
+	Settings   string  `json:"settings"`
+	Metric     string  `json:"metric"`
+	Value      float64 `json:"value"`
+}
+
+// SettingList splits Settings into key=value items (empty items dropped).
+func (m Measurement) SettingList() []string {
+	var out []string
+	for _, s := range strings.Split(m.Settings, ";") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ReadMeasurements parses a measurement CSV. The header must be exactly
+// MeasurementHeader; a bad row is an error naming its line and field.
+func ReadMeasurements(r io.Reader) ([]Measurement, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(MeasurementHeader)
+	cr.Comment = '#'
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("measurements: header: %w", err)
+	}
+	if !slices.Equal(head, MeasurementHeader) {
+		return nil, fmt.Errorf("measurements: header %q, want %q", strings.Join(head, ","), strings.Join(MeasurementHeader, ","))
+	}
+	var out []Measurement
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("measurements: %w", err)
+		}
+		line, _ := cr.FieldPos(0)
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[4]), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("measurements: line %d: value %q is not a finite number", line, rec[4])
+		}
+		m := Measurement{Experiment: strings.TrimSpace(rec[0]), Variant: strings.TrimSpace(rec[1]), Settings: strings.TrimSpace(rec[2]),
+			Metric: strings.TrimSpace(rec[3]), Value: v}
+		if m.Experiment == "" || m.Variant == "" || m.Metric == "" {
+			return nil, fmt.Errorf("measurements: line %d: experiment, variant and metric must not be empty", line)
+		}
+		for _, s := range m.SettingList() {
+			if !strings.Contains(s, "=") {
+				return nil, fmt.Errorf("measurements: line %d: setting %q: want key=value", line, s)
+			}
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("measurements: no rows after the header")
+	}
+	return out, nil
+}
+
+// WriteMeasurements writes ms as a measurement CSV.
+func WriteMeasurements(w io.Writer, ms []Measurement) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(MeasurementHeader); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if err := cw.Write([]string{m.Experiment, m.Variant, m.Settings, m.Metric, strconv.FormatFloat(m.Value, 'g', -1, 64)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// MeasurementsFromReferences turns an article's table (data/reference) into
+// measurements at the experiments' default settings.
+func MeasurementsFromReferences(rows []ReferenceRow) []Measurement {
+	out := make([]Measurement, len(rows))
+	for i, r := range rows {
+		out[i] = Measurement{Experiment: r.Experiment, Variant: r.Variant, Metric: r.Metric, Value: r.Value}
+	}
+	return out
+}
+
+// CalibrateOptions tune a calibration.
+type CalibrateOptions struct {
+	// Fit names the ASSUME parameters to fit.
+	Fit []string
+	// Settings (key=value) apply to every run before a row's own settings
+	// (a shorter run length, say).
+	Settings []string
+	// Repeats per run; 0 keeps each experiment's.
+	Repeats int
+	// MaxEvals bounds the model evaluations of the search (default 200).
+	MaxEvals int
+	// Workers runs an evaluation's simulations in parallel (0: GOMAXPROCS).
+	Workers int
+}
+
+// FitParam is one fitted parameter: the value, its 95% interval (from the
+// linearized model at the optimum), the start and the ranges it was cited
+// with.
+type FitParam struct {
+	Key   string  `json:"key"`
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	Start float64 `json:"start"`
+	Unit  string  `json:"unit"`
+	// Min..Max is the range the model accepts (the search's bounds),
+	// PlausibleLow..PlausibleHigh the ASSUME range cited with the value.
+	Min           float64 `json:"min"`
+	Max           float64 `json:"max"`
+	PlausibleLow  float64 `json:"plausible_low"`
+	PlausibleHigh float64 `json:"plausible_high"`
+	// Identifiable is false when the measurements do not pin the value
+	// (see Fit.Unidentifiable): Value is then wherever the search left it,
+	// Low and High are Min and Max (the data rule out nothing the model
+	// accepts), and a profile does not apply it. Without degrees of freedom
+	// an identifiable parameter's interval is Min..Max too (Fit.Note).
+	Identifiable bool `json:"identifiable"`
+	// Outside says where the value left its cited ranges: "" (inside
+	// Low..High), "plausible" (outside the ASSUME range) or "accepted" (at
+	// the model's Min or Max, within 1% of the plausible width: the data
+	// wanted further).
+	Outside string `json:"outside,omitempty"`
+}
+
+// Residual is one measurement with the model's value at the fit.
+type Residual struct {
+	Measurement
+	Model float64 `json:"model"`
+	// Rel is (model - measured) / |measured| (model - measured for a
+	// measured zero): the quantity the fit minimises the squares of.
+	Rel float64 `json:"rel"`
+}
+
+// Fit is a calibration's outcome.
+type Fit struct {
+	Keys      []string            `json:"keys"`
+	Params    map[string]FitParam `json:"params"`
+	Residuals []Residual          `json:"residuals"`
+	// SSR is the sum of squared relative residuals; DOF the measurements
+	// minus the identifiable parameters.
+	SSR         float64 `json:"ssr"`
+	DOF         int     `json:"dof"`
+	Evaluations int     `json:"evaluations"`
+	// Unidentifiable names the parameters the data cannot pin, with why.
+	Unidentifiable map[string]string `json:"unidentifiable,omitempty"`
+	Settings       []string          `json:"settings,omitempty"`
+	Method         string            `json:"method"`
+	Note           string            `json:"note,omitempty"`
+}
+
+// calib is one calibration problem: the measurements grouped by the runs
+// that produce them, the parameters with their scales, and a memo of
+// evaluations (the simulations are deterministic).
+type calib struct {
+	ctx    context.Context
+	ms     []Measurement
+	groups []calibGroup
+	params []platforms.Param
+	opt    CalibrateOptions
+	memo   map[string][]float64
+	evals  int
+	err    error
+}
+
+// calibGroup is one run: an experiment with settings, and the rows it
+// answers.
+type calibGroup struct {
+	e    platforms.Experiment
+	rows []int
+}
+
+// Calibrate fits opt.Fit to the measurements ms: the parameters' values that
+// minimise the sum of squared relative residuals, searched by Nelder-Mead
+// within each parameter's accepted range, with 95% intervals from the
+// Jacobian at the optimum, and which parameters the data cannot identify.
+// find looks experiments up by name (the catalog's Lookup).
+func Calibrate(ctx context.Context, ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) (*Fit, error) {
+	c, err := newCalib(ctx, ms, find, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := len(c.params)
+	// The search runs on x_j = (θ_j - start_j) / scale_j, so one unit is
+	// the plausible width of every parameter.
+	x0 := make([]float64, p)
+	problem := optimize.Problem{Func: func(x []float64) float64 {
+		r := c.residuals(c.theta(x))
+		s := 0.0
+		for _, v := range r {
+			s += v * v
+		}
+		return s + c.penalty(x)
+	}}
+	maxEvals := opt.MaxEvals
+	if maxEvals <= 0 {
+		maxEvals = 200
+	}
+	res, err := optimize.Minimize(problem, x0, &optimize.Settings{FuncEvaluations: maxEvals,
+		Converger: &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-9, Iterations: 4 * (p + 1)}},
+		&optimize.NelderMead{SimplexSize: 0.5})
+	if c.err != nil {
+		return nil, c.err
+	}
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	return c.report(res.X)
+}
+
+func newCalib(ctx context.Context, ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) (*calib, error) {
+	if len(opt.Fit) == 0 {
+		return nil, fmt.Errorf("calibrate: no parameter to fit (-fit key,key,...)")
+	}
+	c := &calib{ctx: ctx, ms: ms, opt: opt, memo: map[string][]float64{}}
+	byKey := map[string]int{}
+	for i, m := range ms {
+		k := m.Experiment + "\x00" + m.Settings
+		gi, ok := byKey[k]
+		if !ok {
+			e, err := find(m.Experiment)
+			if err != nil {
+				return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)
+			}
+			if e, err = e.WithSettings(append(slices.Clone(opt.Settings), m.SettingList()...)...); err != nil {
+				return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)
+			}
+			if opt.Repeats > 0 {
+				e.Repeats = opt.Repeats
+			}
+			e.Variants = e.Variants[:0:0]
+			gi = len(c.groups)
+			byKey[k] = gi
+			c.groups = append(c.groups, calibGroup{e: e})
+		}
+		g := &c.groups[gi]
+		full, err := find(m.Experiment)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := full.Metric(m.Metric); !ok {
+			return nil, fmt.Errorf("calibrate: row %d: experiment %s has no metric %q", i+1, m.Experiment, m.Metric)
+		}
+		if !slices.ContainsFunc(g.e.Variants, func(v platforms.Variant) bool { return v.Name == m.Variant }) {
+			vi := slices.IndexFunc(full.Variants, func(v platforms.Variant) bool { return v.Name == m.Variant })
+			if vi < 0 {
+				return nil, fmt.Errorf("calibrate: row %d: experiment %s has no variant %q; known: %s", i+1, m.Experiment, m.Variant, strings.Join(full.VariantNames(), ", "))
+			}
+			g.e.Variants = append(g.e.Variants, full.Variants[vi])
+		}
+		g.rows = append(g.rows, i)
+	}
+	for _, key := range opt.Fit {
+		var found *platforms.Param
+		for _, g := range c.groups {
+			if p, ok := g.e.Params.Lookup(key); ok {
+				found = &p
+				break
+			}
+		}
+		switch {
+		case found == nil:
+			return nil, fmt.Errorf("calibrate: -fit %s: no measured experiment has this parameter", key)
+		case found.Prov != platforms.ASSUME:
+			return nil, fmt.Errorf("calibrate: -fit %s: provenance %s; only ASSUME parameters are fitted (the others have a source)", key, found.Prov)
+		case len(found.Choices) > 0:
+			return nil, fmt.Errorf("calibrate: -fit %s: takes only the values %v, not a continuous fit", key, found.Choices)
+		case slices.ContainsFunc(c.params, func(p platforms.Param) bool { return p.Key == key }):
+			return nil, fmt.Errorf("calibrate: -fit %s named twice", key)
+		}
+		c.params = append(c.params, *found)
+	}
+	return c, nil
+}
+
+// scale is the plausible width of p: one unit of the search.
+func scale(p platforms.Param) float64 {
+	if w := p.High - p.Low; w > 0 {
+		return w
+	}
+	return math.Max(math.Abs(p.Value), 1)
+}
+
+// theta maps a search point to parameter values clamped to the accepted
+// ranges; penalty grows with how far x strays outside them, so that the
+// search returns inside.
+func (c *calib) theta(x []float64) []float64 {
+	th := make([]float64, len(x))
+	for j, p := range c.params {
+		th[j] = math.Min(math.Max(p.Value+x[j]*scale(p), p.Min), p.Max)
+	}
+	return th
+}
+
+func (c *calib) penalty(x []float64) float64 {
+	s := 0.0
+	for j, p := range c.params {
+		v := p.Value + x[j]*scale(p)
+		d := math.Max(p.Min-v, v-p.Max)
+		if d > 0 {
+			s += 1e3 * (1 + d/scale(p))
+		}
+	}
+	return s
+}
+
+// residuals runs the model at th and returns the relative residuals; a run
+// that fails stops the calibration (c.err) and reads as a huge residual.
+func (c *calib) residuals(th []float64) []float64 {
+	key := fmt.Sprint(th)
+	if r, ok := c.memo[key]; ok {
+		return r
+	}
+	model, err := c.model(th)
+	if err != nil {
+		if c.err == nil {
+			c.err = err
+		}
+		r := make([]float64, len(c.ms))
+		for i := range r {
+			r[i] = 1e6
+		}
+		return r
+	}
+	r := make([]float64, len(c.ms))
+	for i, m := range c.ms {
+		r[i] = relResidual(model[i], m.Value)
+	}
+	c.memo[key] = r
+	return r
+}
+
+func relResidual(model, measured float64) float64 {
+	if measured == 0 {
+		return model
+	}
+	return (model - measured) / math.Abs(measured)
+}
+
+// model runs every group at parameter values th and returns the model's
+// value for each measurement.
+func (c *calib) model(th []float64) ([]float64, error) {
+	c.evals++
+	out := make([]float64, len(c.ms))
+	for _, g := range c.groups {
+		e := g.e
+		for j, p := range c.params {
+			if _, ok := e.Params.Lookup(p.Key); !ok {
+				continue
+			}
+			var err error
+			if e, err = e.With(p.Key, th[j]); err != nil {
+				return nil, err
+			}
+		}
+		r, err := Execute(c.ctx, e, RunOptions{NoCache: true, Progress: NoProgress, Workers: c.opt.Workers})
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: %s at %s: %w", e.Name, c.describe(th), err)
+		}
+		pt := r.DefaultPoint()
+		for _, i := range g.rows {
+			out[i] = r.Summary(c.ms[i].Variant, pt, c.ms[i].Metric).Mean
+		}
+	}
+	return out, nil
+}
+
+func (c *calib) describe(th []float64) string {
+	parts := make([]string, len(th))
+	for j, p := range c.params {
+		parts[j] = fmt.Sprintf("%s=%g", p.Key, th[j])
+	}
+	return strings.Join(parts, ",")
+}
+
+// report builds the Fit at search point x: residuals, the Jacobian by
+// central differences (a tenth of each parameter's plausible width), the
+// parameters the data cannot identify and 95% intervals for the others.
+func (c *calib) report(x []float64) (*Fit, error) {
+	th := c.theta(x)
+	r := c.residuals(th)
+	if c.err != nil {
+		return nil, c.err
+	}
+	n, p := len(c.ms), len(c.params)
+	f := &Fit{Params: map[string]FitParam{}, Method: "Nelder-Mead on relative residuals, bounded by the accepted ranges",
+		Settings: c.opt.Settings, Unidentifiable: map[string]string{}}
+	model, err := c.model(th)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range c.ms {
+		f.Residuals = append(f.Residuals, Residual{Measurement: m, Model: model[i], Rel: r[i]})
+		f.SSR += r[i] * r[i]
+	}
+	// J[i][j] = d r_i / d θ_j, by central differences inside the range.
+	J := mat.NewDense(n, p, nil)
+	for j, pp := range c.params {
+		h := 0.1 * scale(pp)
+		up, dn := slices.Clone(th), slices.Clone(th)
+		up[j] = math.Min(th[j]+h, pp.Max)
+		dn[j] = math.Max(th[j]-h, pp.Min)
+		ru, rd := c.residuals(up), c.residuals(dn)
+		if c.err != nil {
+			return nil, c.err
+		}
+		for i := range n {
+			J.Set(i, j, (ru[i]-rd[i])/(up[j]-dn[j]))
+		}
+	}
+	// A column that no measurement responds to, or a combination of
+	// columns the data cannot tell apart (a tiny singular value of the
+	// scaled Jacobian), is unidentifiable.
+	var ident []int
+	for j, pp := range c.params {
+		col := mat.Col(nil, j, J)
+		if mat.Norm(mat.NewVecDense(n, col), 2)*scale(pp) < 1e-9 {
+			f.Unidentifiable[pp.Key] = "no measurement changes when it moves across its plausible range"
+			continue
+		}
+		ident = append(ident, j)
+	}
+	if len(ident) > 0 {
+		js := mat.NewDense(n, len(ident), nil)
+		for k, j := range ident {
+			for i := range n {
+				js.Set(i, k, J.At(i, j)*scale(c.params[j]))
+			}
+		}
+		var svd mat.SVD
+		if svd.Factorize(js, mat.SVDThin) {
+			sv := svd.Values(nil)
+			var v mat.Dense
+			svd.VTo(&v)
+			for k := range sv {
+				if sv[k] > 1e-6*sv[0] {
+					continue
+				}
+				// Parameters loading on this null direction trade off.
+				for a, j := range ident {
+					if math.Abs(v.At(a, k)) > 0.3 {
+						f.Unidentifiable[c.params[j].Key] = "trades off with other fitted parameters: the data constrain only a combination"
+					}
+				}
+			}
+		}
+	}
+	var keep []int
+	for _, j := range ident {
+		if _, bad := f.Unidentifiable[c.params[j].Key]; !bad {
+			keep = append(keep, j)
+		}
+	}
+	f.DOF = n - len(keep)
+	se := c.standardErrors(J, keep, f.SSR, f.DOF)
+	if f.DOF <= 0 {
+		f.Note = "as many identifiable parameters as measurements: no degree of freedom is left for intervals (shown as the accepted ranges)"
+	}
+	for j, pp := range c.params {
+		_, bad := f.Unidentifiable[pp.Key]
+		fp := FitParam{Key: pp.Key, Value: th[j], Start: pp.Value, Unit: pp.Unit, Min: pp.Min, Max: pp.Max,
+			PlausibleLow: pp.Low, PlausibleHigh: pp.High, Low: pp.Min, High: pp.Max, Identifiable: !bad}
+		if s, ok := se[j]; ok {
+			t := tQuantile(0.95, float64(f.DOF))
+			fp.Low, fp.High = th[j]-t*s, th[j]+t*s
+		}
+		switch edge := 0.01 * scale(pp); {
+		case th[j] <= pp.Min+edge || th[j] >= pp.Max-edge:
+			fp.Outside = "accepted"
+		case th[j] < pp.Low || th[j] > pp.High:
+			fp.Outside = "plausible"
+		}
+		f.Keys = append(f.Keys, pp.Key)
+		f.Params[pp.Key] = fp
+	}
+	f.Evaluations = c.evals
+	return f, nil
+}
+
+// standardErrors returns the standard error of each parameter in keep from
+// the covariance s² (JᵀJ)⁻¹ with s² = SSR/dof; none without degrees of
+// freedom or when JᵀJ cannot be inverted.
+func (c *calib) standardErrors(J *mat.Dense, keep []int, ssr float64, dof int) map[int]float64 {
+	out := map[int]float64{}
+	if len(keep) == 0 || dof <= 0 {
+		return out
+	}
+	n, _ := J.Dims()
+	jk := mat.NewDense(n, len(keep), nil)
+	for k, j := range keep {
+		for i := range n {
+			jk.Set(i, k, J.At(i, j))
+		}
+	}
+	var jtj, cov mat.Dense
+	jtj.Mul(jk.T(), jk)
+	if err := cov.Inverse(&jtj); err != nil {
+		return out
+	}
+	s2 := ssr / float64(dof)
+	for k, j := range keep {
+		out[j] = math.Sqrt(math.Max(s2*cov.At(k, k), 0))
+	}
+	return out
+}
+
+// FitTable is the fitted parameters as a table.
+func (f *Fit) FitTable() Table {
+	t := Table{Title: "fitted parameters (95% interval; cited plausible and accepted ranges)",
+		Header: []string{"parameter", "start", "fitted", "95% interval", "plausible", "accepted", "note"}}
+	for _, k := range f.Keys {
+		p := f.Params[k]
+		iv := "not identifiable"
+		if p.Identifiable {
+			iv = Num(p.Low) + " – " + Num(p.High)
+		}
+		note := f.Unidentifiable[k]
+		switch p.Outside {
+		case "plausible":
+			note = strings.TrimPrefix(note+"; outside its plausible range", "; ")
+		case "accepted":
+			note = strings.TrimPrefix(note+"; at the end of its accepted range: the data want it further", "; ")
+		}
+		t.Rows = append(t.Rows, []string{k, Num(p.Start), Num(p.Value) + " " + p.Unit, iv,
+			Num(p.PlausibleLow) + " – " + Num(p.PlausibleHigh), Num(p.Min) + " – " + Num(p.Max), note})
+	}
+	return t
+}
+
+// ResidualTable is the measurements against the model at the fit.
+func (f *Fit) ResidualTable() Table {
+	t := Table{Title: "residuals at the fit", Header: []string{"experiment", "variant", "settings", "metric", "measured", "model", "residual"}}
+	rs := slices.Clone(f.Residuals)
+	sort.SliceStable(rs, func(a, b int) bool { return math.Abs(rs[a].Rel) > math.Abs(rs[b].Rel) })
+	for _, r := range rs {
+		t.Rows = append(t.Rows, []string{r.Experiment, r.Variant, r.Settings, r.Metric, Num(r.Value), Num(r.Model), fmt.Sprintf("%+.1f%%", 100*r.Rel)})
+	}
+	return t
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"synclab/labkit"
+)
+
+// cmdCalibrate fits ASSUME parameters to a measurement CSV (or to an
+// article's reference table, data/reference/*.tsv) and writes a profile.
+func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("calibrate", stderr)
+	fit := fs.String("fit", "", "ASSUME parameters to fit, comma-separated")
+	var sets multi
+	fs.Var(&sets, "set", "setting applied to every run before each row's own: -set key=value (repeatable)")
+	asJSON := fs.Bool("json", false, `print {"params": {"key": {"value", "low", "high", ...}}, "residuals": [...], ...} as JSON`)
+	out := fs.String("o", "", "write the profile (measurements and fit) to this file, for lab run -profile")
+	repeats := fs.Int("repeats", 0, "repeats per run (default: each experiment's)")
+	maxEvals := fs.Int("max-evals", 200, "model evaluations the search may use")
+	metrics := fs.String("metrics", "", "use only the rows of these metrics, comma-separated (default: all)")
+	workers := fs.Int("workers", 0, "parallel runs (default GOMAXPROCS)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: lab calibrate FILE.csv -fit key,key,... [flags]\n"+
+			"FILE has the header experiment,variant,settings,metric,value (settings: key=value;key=value, the keys of lab run -set);\n"+
+			"an article's table data/reference/NAME.tsv is read as measurements at default settings.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *fit == "" {
+		return badInput("usage: lab calibrate FILE.csv -fit key,key,... [-set key=value] [-json] [-o PROFILE]")
+	}
+	if *repeats < 0 || *maxEvals < 1 {
+		return badInput("-repeats %d and -max-evals %d: want >= 0 and >= 1", *repeats, *maxEvals)
+	}
+	ms, err := readMeasurements(pos[0])
+	if err != nil {
+		return usageError{err}
+	}
+	if *metrics != "" {
+		keep := strings.Split(*metrics, ",")
+		ms = slices.DeleteFunc(ms, func(m labkit.Measurement) bool { return !slices.Contains(keep, m.Metric) })
+		if len(ms) == 0 {
+			return badInput("-metrics %s: no row of %s measures these", *metrics, pos[0])
+		}
+	}
+	opt := labkit.CalibrateOptions{Fit: strings.Split(*fit, ","), Settings: sets, Repeats: *repeats, MaxEvals: *maxEvals, Workers: *workers}
+	f, err := labkit.Calibrate(ctx, ms, lookup, opt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return usageError{err}
+	}
+	if *out != "" {
+		name := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
+		if err := labkit.NewProfile(name, ms, f).Save(*out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "profile written to %s\n", *out)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(f)
+	}
+	f.FitTable().WriteText(stdout)
+	fmt.Fprintln(stdout)
+	f.ResidualTable().WriteText(stdout)
+	fmt.Fprintf(stdout, "\n%d measurements, %d evaluations, sum of squared relative residuals %.4g, %d degrees of freedom.\n",
+		len(ms), f.Evaluations, f.SSR, f.DOF)
+	for _, k := range f.Keys {
+		p := f.Params[k]
+		switch p.Outside {
+		case "plausible":
+			fmt.Fprintf(stdout, "%s = %s leaves its plausible range %s – %s.\n", k, labkit.Num(p.Value), labkit.Num(p.PlausibleLow), labkit.Num(p.PlausibleHigh))
+		case "accepted":
+			fmt.Fprintf(stdout, "%s = %s sits at the end of its accepted range %s – %s: the data want it further.\n", k, labkit.Num(p.Value), labkit.Num(p.Min), labkit.Num(p.Max))
+		}
+	}
+	return nil
+}
+
+// readMeasurements reads a measurement CSV, or an article's reference TSV
+// (recognised by its header) as measurements at default settings.
+func readMeasurements(path string) ([]labkit.Measurement, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Contains(b, []byte("article\texperiment\t")) {
+		rows, err := labkit.ParseReferences(path, string(b))
+		if err != nil {
+			return nil, err
+		}
+		return labkit.MeasurementsFromReferences(rows), nil
+	}
+	ms, err := labkit.ReadMeasurements(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ms, nil
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"synclab/labkit"
+)
+
+// storeFiles lists the store directory's entries.
+func storeFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// Output paths that are not regular files are refused before anything runs,
+// and left as they were.
+func TestOutputsMustBeRegularFiles(t *testing.T) {
+	store := t.TempDir()
+	t.Setenv("SYNCLAB_RESULTS", store)
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.html")
+	fifo := filepath.Join(dir, "fifo")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", link}, "-o: " + link + " is a symbolic link"},
+		{[]string{"-o", fifo}, "is a named pipe (FIFO)"},
+		{[]string{"-o", dir}, "is a directory"},
+		{[]string{"-csv", link}, "-csv: " + link + " is a symbolic link"},
+		{[]string{"-result", fifo}, "-result: " + fifo + " is a named pipe"},
+		{[]string{"-result", target}, "exists and is not a SyncLab result file: refusing to overwrite it"},
+	}
+	for _, tc := range tests {
+		code, out, stderr := runCLI(t, append([]string{"run", "cli-fixture"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || out != "" {
+			t.Errorf("lab run %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Fatalf("the target was written: %q", b)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced")
+	}
+	if files := storeFiles(t, store); len(files) > 0 {
+		t.Fatalf("runs happened before the refusal: %v", files)
+	}
+	// A regular file (or none) is written in place.
+	report := filepath.Join(dir, "r.html")
+	for range 2 {
+		if code, _, stderr := runCLI(t, "run", "cli-fixture", "-o", report); code != 0 {
+			t.Fatalf("-o %s: %s", report, stderr)
+		}
+	}
+}
+
+// crafted writes a checksum-valid result file around a msgpack payload.
+func crafted(t *testing.T, path string, payload []byte) {
+	t.Helper()
+	b := make([]byte, 52, 52+len(payload))
+	copy(b, "SYNCLABR")
+	binary.LittleEndian.PutUint32(b[8:], labkit.FormatVersion)
+	binary.LittleEndian.PutUint64(b[12:], uint64(len(payload)))
+	sum := sha256.Sum256(payload)
+	copy(b[20:], sum[:])
+	if err := os.WriteFile(path, append(b, payload...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The crafted files: a 63-byte file declaring 2^32-1 runs and a
+// shard whose index is out of range make lab merge exit 2 with a message,
+// and a cache file of the first kind is recomputed.
+func TestCraftedResultFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SYNCLAB_RESULTS", dir)
+	huge := filepath.Join(dir, "huge.msgpack")
+	crafted(t, huge, []byte{0x81, 0xa4, 'r', 'u', 'n', 's', 0xdd, 0xff, 0xff, 0xff, 0xff})
+	if fi, _ := os.Stat(huge); fi.Size() != 63 {
+		t.Fatalf("crafted file of %d bytes", fi.Size())
+	}
+	part := filepath.Join(dir, "part0.msgpack")
+	if code, _, stderr := runCLI(t, "run", "cli-fixture", "-shard", "0/2", "-result", part); code != 0 {
+		t.Fatal(stderr)
+	}
+	r, err := labkit.Load(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Shard.Index = 7
+	bad := filepath.Join(dir, "index7.msgpack")
+	b, _ := labkit.Encode(r)
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{huge: "declared length exceeds the data", bad: "shard 7/2: want 0 <= index < count"} {
+		code, _, stderr := runCLI(t, "merge", part, file)
+		if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, file) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("lab merge %s: exit %d, %q; want 2 and one line with %q", filepath.Base(file), code, stderr, want)
+		}
+	}
+	// The same bytes as a cache entry: reported and recomputed.
+	e, _ := lookup("cli-fixture")
+	entry := labkit.CachePath(dir, e, labkit.Shard{})
+	crafted(t, entry, []byte{0x81, 0xa4, 'r', 'u', 'n', 's', 0xdd, 0xff, 0xff, 0xff, 0xff})
+	code, out, stderr := runCLI(t, "run", "cli-fixture")
+	if code != 0 || !containsAll(stderr, entry, "declared length exceeds", "recomputing") || strings.Contains(out, "from the cache") {
+		t.Fatalf("crafted cache entry: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := labkit.Load(entry); err != nil {
+		t.Fatalf("the entry was not rewritten: %v", err)
+	}
+	if code, out, _ := runCLI(t, "run", "cli-fixture"); code != 0 || !strings.Contains(out, "from the cache: "+entry) {
+		t.Fatalf("a cached run does not say so:\n%s", out)
+	}
+}
+
+// Outside the repository, without $SYNCLAB_RESULTS, results go to the user's
+// cache directory, or to -results.
+func TestResultsGoToTheUserCacheOutsideTheRepository(t *testing.T) {
+	cache := t.TempDir()
+	for k, v := range map[string]string{"SYNCLAB_RESULTS": "", "SYNCLAB_ROOT": "", "GONB_DIR": "", "XDG_CACHE_HOME": cache, "HOME": cache} {
+		t.Setenv(k, v)
+	}
+	wd := t.TempDir()
+	t.Chdir(wd)
+	if code, _, stderr := runCLI(t, "run", "cli-fixture"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if files := storeFiles(t, wd); len(files) > 0 {
+		t.Fatalf("lab run created %v in the working directory", files)
+	}
+	if files := storeFiles(t, filepath.Join(cache, "synclab", "results")); len(files) != 1 || !strings.HasPrefix(files[0], "cli-fixture-") {
+		t.Fatalf("user cache holds %v", files)
+	}
+	own := filepath.Join(t.TempDir(), "store")
+	if code, _, stderr := runCLI(t, "run", "cli-fixture", "-results", own); code != 0 || len(storeFiles(t, own)) != 1 {
+		t.Fatalf("-results: %s", stderr)
+	}
+}
+
+func TestMergeJSON(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SYNCLAB_RESULTS", dir)
+	var parts []string
+	for _, s := range []string{"0/2", "1/2"} {
+		p := filepath.Join(dir, "part"+s[:1]+".msgpack")
+		if code, _, stderr := runCLI(t, "run", "cli-deadlock", "-variant", "a", "-shard", s, "-result", p); code != 0 {
+			t.Fatalf("shard %s: %s", s, stderr)
+		}
+		parts = append(parts, p)
+	}
+	code, out, stderr := runCLI(t, "merge", parts[0], parts[1], "-json", "-runs")
+	var doc labkit.RunDoc
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+		t.Fatalf("merge -json: exit %d, %v\n%s", code, err, stderr)
+	}
+	if doc.Schema != labkit.RunSchema || doc.Shard != "all" || len(doc.Cells) != 2 || len(doc.Runs) != 4 || !strings.Contains(stderr, "merged 2 shards (4 runs)") {
+		t.Fatalf("merge -json: %+v", doc)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "part0.msgpack.journal")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a finished shard left its journal: %v", err)
+	}
+	validate(t, "merge", []byte(out))
+}

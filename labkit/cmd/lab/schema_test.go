@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"synclab/labkit"
+	"synclab/labkit/catalog"
+	"synclab/platforms"
+)
+
+// runSchema is labkit/schema/run.v1.json, resolved.
+var runSchema = sync.OnceValues(func() (*jsonschema.Resolved, error) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "schema", "run.v1.json"))
+	if err != nil {
+		return nil, err
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
+})
+
+// validate checks out against the schema and returns it decoded.
+func validate(t *testing.T, name string, out []byte) labkit.RunDoc {
+	t.Helper()
+	rs, err := runSchema()
+	if err != nil {
+		t.Fatalf("schema: %v", err)
+	}
+	var inst any
+	if err := json.Unmarshal(out, &inst); err != nil {
+		t.Fatalf("%s: not JSON: %v", name, err)
+	}
+	if err := rs.Validate(inst); err != nil {
+		t.Fatalf("%s: output does not follow labkit/schema/run.v1.json: %v", name, err)
+	}
+	var doc labkit.RunDoc
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return doc
+}
+
+// shortSweep returns e with short runs and a sweep of two points over its
+// run length (an experiment that sweeps keeps its sweep, shortened).
+func shortSweep(e platforms.Experiment) (platforms.Experiment, error) {
+	short := map[string][]float64{"iterations": {500, 1000}, "rounds": {10, 20}, "hold_us": {500, 1000}, "duration_ms": {3, 6}}
+	for _, k := range []string{"iterations", "rounds", "hold_us", "duration_ms"} {
+		if _, ok := e.Params.Lookup(k); !ok {
+			continue
+		}
+		if len(e.Sweep) > 0 {
+			return e.With(k, short[k][0])
+		}
+		return e.WithSweep(k, short[k]...)
+	}
+	return e, fmt.Errorf("%s: no run-length parameter to shorten; add it to shortSweep", e.Name)
+}
+
+// Every catalog experiment, run with a sweep: lab run -json follows the
+// schema and holds points x variants cells whose values are the summary
+// table's, and the rows of lab run -csv average to the JSON's means.
+func TestJSONAndCSVOfEveryExperiment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every experiment")
+	}
+	dir := t.TempDir()
+	t.Setenv("SYNCLAB_RESULTS", dir)
+	var exps []platforms.Experiment
+	for _, e := range catalog.All() {
+		s, err := shortSweep(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exps = append(exps, s)
+	}
+	all := experiments
+	experiments = func() []platforms.Experiment { return exps }
+	t.Cleanup(func() { experiments = all })
+
+	for _, e := range exps {
+		file := filepath.Join(dir, e.Name+".msgpack")
+		csvFile := filepath.Join(dir, e.Name+".csv")
+		code, out, stderr := runCLI(t, "run", e.Name, "-json", "-runs", "-repeats", "2", "-result", file, "-csv", csvFile)
+		if code != 0 && code != 1 {
+			t.Fatalf("%s: exit %d: %s", e.Name, code, stderr)
+		}
+		doc := validate(t, e.Name, []byte(out))
+		res, err := labkit.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		points := e.NumPoints()
+		if points < 2 || len(doc.Cells) != points*len(e.Variants) || len(doc.Runs) != 2*len(doc.Cells) {
+			t.Fatalf("%s: %d cells, %d runs; want %d points x %d variants, 2 runs each", e.Name, len(doc.Cells), len(doc.Runs), points, len(e.Variants))
+		}
+		table := labkit.SummaryTable(res)
+		if len(table.Rows) != len(doc.Cells) {
+			t.Fatalf("%s: %d table rows, %d cells", e.Name, len(table.Rows), len(doc.Cells))
+		}
+		csvMeans := csvSummaries(t, e, csvFile)
+		for i, c := range doc.Cells {
+			row := table.Rows[i]
+			if row[0] != c.Variant {
+				t.Fatalf("%s: cell %d is %s, the table row %v", e.Name, i, c.Variant, row)
+			}
+			for j, a := range e.Sweep {
+				if row[1+j] != labkit.Num(c.Params[a.Param]) {
+					t.Errorf("%s: cell %d %s=%v, table %s", e.Name, i, a.Param, c.Params[a.Param], row[1+j])
+				}
+			}
+			for j, m := range e.Metrics {
+				mean, ci := float64(c.Metrics[m.Name]), float64(c.CI95[m.Name])
+				want := labkit.Num(mean)
+				if c.N > 1 {
+					want += " ± " + labkit.Num(ci)
+				}
+				if got := row[1+len(e.Sweep)+j]; got != want {
+					t.Errorf("%s: cell %s/%d %s = %s, the table says %s", e.Name, c.Variant, c.Point, m.Name, want, got)
+				}
+				key := fmt.Sprintf("%s/%d/%s", c.Variant, c.Point, m.Name)
+				if s := labkit.Summarize(csvMeans[key]); s.N != c.N || c.N > 0 && math.Float64bits(s.Mean) != math.Float64bits(mean) {
+					t.Errorf("%s: CSV rows of %s average %v over %d, JSON %v over %d", e.Name, key, s.Mean, s.N, mean, c.N)
+				}
+			}
+		}
+	}
+}
+
+// csvSummaries reads lab run -csv output: the values of each successful
+// run, keyed variant/point/metric.
+func csvSummaries(t *testing.T, e platforms.Experiment, path string) map[string][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	out := map[string][]float64{}
+	for _, row := range rows[1:] {
+		if row[col["experiment"]] != e.Name {
+			t.Fatalf("CSV row of %s in %s's file", row[0], e.Name)
+		}
+		if row[col["error"]] != "" {
+			continue
+		}
+		for _, m := range e.Metrics {
+			x, err := strconv.ParseFloat(row[col[m.Name]], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := row[col["variant"]] + "/" + row[col["point"]] + "/" + m.Name
+			out[key] = append(out[key], x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package labkit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestOnlyRegularFilesAreReplaced(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	writeFile(t, target, []byte("keep me"))
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, kind := range map[string]string{link: "a symbolic link", fifo: "a named pipe", sub: "a directory", os.DevNull: "a device"} {
+		if err := CheckOutput(path); err == nil || !strings.Contains(err.Error(), kind) {
+			t.Errorf("CheckOutput(%s) = %v, want %q", path, err, kind)
+		}
+		if err := WriteFileAtomic(path, []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), kind) {
+			t.Errorf("WriteFileAtomic(%s) = %v, want a refusal naming %q", path, err, kind)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep me" {
+		t.Fatalf("the symlink's target was written: %q", b)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced")
+	}
+	for _, ok := range []string{target, filepath.Join(dir, "new")} {
+		if err := WriteFileAtomic(ok, []byte("new"), 0o644); err != nil {
+			t.Errorf("WriteFileAtomic(%s): %v", ok, err)
+		}
+	}
+	assertOnly(t, dir, "fifo", "link", "new", "sub", "target")
+}
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot start a process:", err)
+	}
+	if processAlive(cmd.Process.Pid) {
+		t.Skip("the pid was reused")
+	}
+	return cmd.Process.Pid
+}
+
+func TestStaleTempFilesAreCleaned(t *testing.T) {
+	dir := t.TempDir()
+	name := func(host string, pid int) string {
+		return fmt.Sprintf(".r.msgpack.%s-%d-1.tmp", host, pid)
+	}
+	dead := name(hostname(), deadPID(t))
+	live := name(hostname(), os.Getppid())
+	otherHost := name("elsewhere", deadPID(t))
+	mine := name(hostname(), os.Getpid())
+	for _, n := range []string{dead, live, otherHost, mine, ".notours.tmp"} {
+		writeFile(t, filepath.Join(dir, n), nil)
+	}
+	if err := Save(filepath.Join(dir, "r.msgpack"), fixtureResult(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, dead)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the temporary file of a dead process was left: %v", err)
+	}
+	for _, n := range []string{live, otherHost, mine, ".notours.tmp", "r.msgpack"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s: %v (only dead processes' files of this host go)", n, err)
+		}
+	}
+	if !tempRe.MatchString(filepath.Base(tempName(filepath.Join(dir, "a.b-c.msgpack")))) {
+		t.Error("tempName does not match the pattern cleanStaleTemps looks for")
+	}
+}

@@ -1,0 +1,140 @@
+package linux_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"synclab/platforms/generic"
+	"synclab/platforms/linux"
+	"synclab/sim"
+)
+
+// Bad configuration is an error naming the field (or the thing) and the
+// value at fault.
+func TestErrorsNameTheField(t *testing.T) {
+	r := newRig(t, 2, 1, nil)
+	good := wait(linux.WFE)
+	for _, tc := range []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		{"HZ", func() error { c := testConfig(); c.HZ = 0; return c.Validate() }, "HZ = 0"},
+		{"costs", func() error { c := testConfig(); c.SwitchWork = -sim.Microsecond; return c.Validate() }, "SwitchWork -1us"},
+		{"mode", func() error { w := good; w.Mode = 9; return w.Validate() }, "Mode = 9"},
+		{"relax", func() error { w := good; w.RelaxCycles = 0; return w.Validate() }, "RelaxCycles = 0"},
+		{"limits", func() error { w := good; w.WFELimit = -2; return w.Validate() }, "WFELimit = -2"},
+		{"flavour", func() error { _, err := r.k.NewSpinlock("mcs", good); return err }, `flavour "mcs" unknown`},
+		{"lock's wait", func() error { w := good; w.SpinLimit = -1; _, err := r.k.NewSpinlock(linux.QSpinlock, w); return err }, "SpinLimit = -1"},
+		{"memory", func() error { _, err := r.k.Alloc(size); return err }, "out of kernel memory"},
+		{"device cpu", func() error { _, err := r.k.Device("d", 2, linux.IRQDevice, sim.Millisecond, false, nil); return err }, "cpu = 2 out of range"},
+		{"no cores", func() error { _, err := linux.New(r.e, nil, r.e.Memory(), base, size, testConfig()); return err }, "no cores"},
+		{"mode name", func() error { _, err := linux.ParseMode("yield"); return err }, `wait mode "yield" unknown`},
+	} {
+		if err := tc.err(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	for _, m := range modes {
+		if got, err := linux.ParseMode(m.String()); got != m || err != nil {
+			t.Errorf("ParseMode(%q) = %v, %v; want %v", m.String(), got, err, m)
+		}
+	}
+}
+
+// The tick and cpuidle on one CPU that sleeps (schedule_hrtimeout) or
+// computes for d, with a CPU_SLEEP-like state (entry 120 us, exit 250 us,
+// target residency 900 us). At HZ=250 a CPU that runs 102 ms takes the 25
+// ticks at 4, 8, ..., 100 ms; with NO_HZ_IDLE a sleeping one takes none.
+// The menu governor enters the deep state only when the sleep is longer
+// than its target residency. A sleep ends at its hrtimer, plus the deep
+// state's exit if it was entered, the wake-up and the interrupt.
+// Kills: NO_HZ_IDLE not stopping the tick, a tick period other than 1/HZ,
+// a governor that ignores target residency (always WFI, always deep),
+// a sleep not ended by its hrtimer.
+func TestTickAndIdle(t *testing.T) {
+	const exit = 250 * sim.Microsecond
+	irq := (wakeCycles + irqEntry + irqExit) * cycle
+	for _, tc := range []struct {
+		name      string
+		d         sim.Time
+		busy      bool // compute for d instead of sleeping
+		noHZ      bool
+		ticks     int
+		deep      bool // the sleep enters the deep state
+		bug       string
+		endAtMost sim.Time // after d
+	}{
+		{name: "busy", d: 102 * sim.Millisecond, busy: true, noHZ: true, ticks: 25, endAtMost: 25 * (tickWork + irq)},
+		{name: "long sleep, NO_HZ_IDLE", d: 102 * sim.Millisecond, noHZ: true, ticks: 0, deep: true, endAtMost: exit + irq},
+		{name: "long sleep, periodic tick", d: 102 * sim.Millisecond, ticks: 25, deep: true, endAtMost: exit + irq + tickWork,
+			bug: "the hrtimer interrupt that ends a sleep runs as a tick (Ticks++, TickWork) when the tick is not stopped"},
+		{name: "short sleep, NO_HZ_IDLE", d: 500 * sim.Microsecond, noHZ: true, ticks: 0, endAtMost: irq},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.bug != "" {
+				t.Skip("known model bug (reported): " + tc.bug)
+			}
+			r := newRig(t, 1, 1, func(s *generic.SoC, c *linux.Config) {
+				c.NoHZIdle = tc.noHZ
+				s.Idle = []sim.IdleState{{Name: "cpu-sleep", Entry: 120 * sim.Microsecond, Exit: exit, MinResidency: 900 * sim.Microsecond, StopsTimer: true}}
+			})
+			var end sim.Time
+			r.e.Spawn(r.cores[0], "t", func(p *sim.Proc) {
+				if tc.busy {
+					p.Delay(tc.d)
+				} else {
+					r.k.Sleep(p, tc.d)
+				}
+				end = p.Now()
+			})
+			r.run(t)
+			c := r.cores[0]
+			deep := c.Residency(sim.StateIdle0) > 0
+			if got := r.k.CPUs[0].Ticks; got != tc.ticks || deep != tc.deep || end < tc.d || end > tc.d+tc.endAtMost {
+				t.Errorf("ticks %d, deep state %v, ended at %v; want %d, %v, in [%v, %v]",
+					got, deep, end, tc.ticks, tc.deep, tc.d, tc.d+tc.endAtMost)
+			}
+			if !tc.busy && !tc.deep && c.Residency(sim.StateWFI) < tc.d {
+				t.Errorf("WFI for %v of a %v sleep without the deep state", c.Residency(sim.StateWFI), tc.d)
+			}
+		})
+	}
+}
+
+// A device interrupt runs its handler on the CPU it is routed to, in
+// hardirq context with interrupts masked; task context is neither.
+// Kills: Kernel.Device attaching to another CPU; dispatch not counting
+// hardirq nesting (a tiered waiter in a handler would then schedule()).
+func TestDeviceRunsItsHandlerOnItsCPU(t *testing.T) {
+	r := newRig(t, 2, 1, nil)
+	var on []int
+	var inIRQ []bool
+	if _, err := r.k.Device("dev", 1, linux.IRQDevice, sim.Millisecond, false, func(p *sim.Proc, irq sim.IRQ) {
+		on = append(on, p.Core().ID)
+		inIRQ = append(inIRQ, r.k.InIRQ(p) && linux.IRQsDisabled(p) && irq == linux.IRQDevice)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range r.cores {
+		r.e.Spawn(c, "t", func(p *sim.Proc) {
+			p.Delay(5*sim.Millisecond + 500*sim.Microsecond)
+			if r.k.InIRQ(p) || linux.IRQsDisabled(p) {
+				t.Errorf("cpu%d: task context reports in_irq %v, irqs disabled %v", i, r.k.InIRQ(p), linux.IRQsDisabled(p))
+			}
+		})
+	}
+	if err := r.e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A periodic device: its first interrupt one period after it starts.
+	if len(on) != 5 {
+		t.Fatalf("handler ran %d times, want 5 (at 1..5 ms)", len(on))
+	}
+	for i := range on {
+		if on[i] != 1 || !inIRQ[i] {
+			t.Errorf("run %d: on cpu%d, in hardirq with interrupts masked %v; want cpu1, true", i, on[i], inIRQ[i])
+		}
+	}
+}

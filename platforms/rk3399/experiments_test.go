@@ -1,0 +1,86 @@
+package rk3399
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"synclab/platforms"
+	"synclab/sim"
+)
+
+// metrics maps a run's books to the experiment's metrics: a crafted result
+// checked against hand-computed values. Kills mutants that report the
+// maximum as the p99, swap counters or divide by the wrong total.
+func TestMetricsFromACraftedRun(t *testing.T) {
+	var waits []sim.Time
+	for i := 1; i <= 100; i++ { // 1..100 us
+		waits = append(waits, sim.Time(i)*sim.Microsecond)
+	}
+	r := Result{
+		Waits: waits, IRQWaits: []sim.Time{7 * sim.Microsecond, 30 * sim.Microsecond},
+		Ops: 4000, Contended: 1000, Counter: 3999, Elapsed: 2 * sim.Second,
+		EnergyMJ: 3000, PowerMW: 1500, WaitTime: 3 * sim.Second / 10,
+		Wakeups: map[string]int{sim.WakeEvent.String(): 11, sim.WakeEventStream.String(): 12}, Ticks: 13,
+	}
+	m := metrics(Workload{Cores: 3}, r)
+	want := map[string]float64{
+		"avg_lock_wait_ms": 0.0505, "max_lock_wait_ms": 0.1, "throughput_ops_s": 2000,
+		"power_mw": 1500, "energy_mj": 3000, "stall_pct": 5, // 0.3 s of 3 cores x 2 s
+		"contended_pct": 25, "irq_max_wait_us": 30, "counter": 3999, "expected_counter": 4000,
+		"wakeups_event": 11, "wakeups_event_stream": 12, "ticks": 13,
+	}
+	for k, v := range want {
+		if math.Abs(m[k]-v) > 1e-12*math.Abs(v) {
+			t.Errorf("%s = %g, want %g", k, m[k], v)
+		}
+	}
+	// The 99th percentile of 1..100 us lies between the 98th and the 100th
+	// value, and is not the maximum.
+	if p := m["p99_lock_wait_ms"]; !(p >= 0.098 && p < 0.1) {
+		t.Errorf("p99_lock_wait_ms = %g, want in [0.098, 0.1)", p)
+	}
+	if len(m) != len(want)+1 {
+		t.Errorf("%d metrics, want %d", len(m), len(want)+1)
+	}
+}
+
+// Each experiment runs briefly through its Run function and reports every
+// metric it declares; lock-scaling builds as many cores as asked (one core
+// never contends, four do).
+func TestExperimentsReportTheirMetrics(t *testing.T) {
+	for _, e := range Experiments() {
+		if err := e.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range e.Variants {
+			params := e.PointParams(0)
+			params["duration_ms"] = 20
+			rr, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: v.Name, Params: params, Seed: 2})
+			if err != nil {
+				t.Fatalf("%s/%s: %v", e.Name, v.Name, err)
+			}
+			for _, m := range e.Metrics {
+				if x, ok := rr.Metrics[m.Name]; !ok || x != x || x < 0 {
+					t.Errorf("%s/%s: metric %s = %g (reported %v), want a number >= 0", e.Name, v.Name, m.Name, x, ok)
+				}
+			}
+			if m := rr.Metrics; m["counter"] != m["expected_counter"] || m["p99_lock_wait_ms"] > m["max_lock_wait_ms"] {
+				t.Errorf("%s/%s: counter %g of %g, p99 %g > max %g", e.Name, v.Name, m["counter"], m["expected_counter"], m["p99_lock_wait_ms"], m["max_lock_wait_ms"])
+			}
+		}
+	}
+	scaling := lockScaling()
+	contended := func(cores float64) float64 {
+		params := scaling.PointParams(0)
+		params["duration_ms"], params["cores"] = 5, cores
+		rr, err := scaling.Run(context.Background(), platforms.RunSpec{Experiment: scaling.Name, Variant: "ticket", Params: params, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rr.Metrics["contended_pct"]
+	}
+	if one, four := contended(1), contended(4); one != 0 || four <= 0 {
+		t.Errorf("lock-scaling contended_pct: %g%% on 1 core (want 0), %g%% on 4 cores (want > 0)", one, four)
+	}
+}

@@ -1,0 +1,191 @@
+package rk3399
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"synclab/platforms"
+	"synclab/platforms/generic"
+	"synclab/sim"
+)
+
+// The core-to-core ping-pong of nviennot/core-to-core-latency (src/bench/
+// cas.rs): two threads pinned to two CPUs flip one shared word between PING
+// and PONG with compare-and-exchange, each waiting for the other's value;
+// the latency is the round-trip time over two. It measures what a lock
+// hand-off is made of, a cache line moving between two cores, and is what
+// the published Cortex-A72 figures (Raspberry Pi 4, NXP LX2160A) report.
+
+// Variants of the ping-pong experiments: how compare-and-exchange is
+// compiled.
+const (
+	// PingLLSC is Armv8.0 without LSE (Cortex-A53/A72, the RK3399, the
+	// Raspberry Pi 4, the LX2160A): LDXR, compare, STXR; a failed compare
+	// is a load that arms the monitor and loops.
+	PingLLSC = "llsc"
+	// PingCAS is an LSE CAS (Armv8.1+): every attempt, failed or not,
+	// takes the line exclusively.
+	PingCAS = "cas"
+)
+
+const (
+	ping, pong = 0, 1
+	// warmRounds are left out of the timing: the first touches fill the
+	// line from DRAM and settle who holds it.
+	warmRounds = 8
+)
+
+var pingMetrics = []platforms.Metric{
+	{Name: "one_way_ns", Unit: "ns", Better: platforms.Lower, Doc: "round-trip time over two (the benchmark's 'latency'): one hop of the word from one core to the other, " +
+		"made of the line transfers of the winning attempt (llsc: the LDXR's re-read after the other core's write, then the STXR's " +
+		"upgrade, which invalidates the other core's copy; cas: one exclusive transfer) plus the loop"},
+	{Name: "round_trip_ns", Unit: "ns", Better: platforms.Lower, Doc: "time of one PING->PONG->PING cycle"},
+	{Name: "transfers_per_hop", Unit: "transfers", Better: platforms.Neither, Doc: "line misses of the shared word per hop (coherence transfers the model charged)"},
+}
+
+// pingParams are the parameters the ping-pong reads: the clusters' clocks
+// and latencies, the pinned pair, the run length and the retry loop.
+func pingParams() platforms.Params {
+	keep := []string{"a53_mhz", "a72_mhz", "same_cluster_ns", "cross_cluster_ns", "dram_ns", "hit_cycles"}
+	ps := slices.DeleteFunc(Params(), func(p platforms.Param) bool { return !slices.Contains(keep, p.Key) })
+	const bench = "nviennot/core-to-core-latency src/bench/cas.rs"
+	return append(ps,
+		platforms.Param{Key: "cpu_a", Value: 4, Unit: "cpu", Prov: platforms.CODE, Source: bench + " (the ping thread's pinned CPU)",
+			Doc: "CPU of the ping thread (Linux numbering: A53s first)", Min: 0, Max: 63},
+		platforms.Param{Key: "cpu_b", Value: 5, Unit: "cpu", Prov: platforms.CODE, Source: bench + " (the pong thread's pinned CPU)",
+			Doc: "CPU of the pong thread", Min: 0, Max: 63},
+		platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Source: bench + " (1000-5000 round trips per sample)",
+			Doc: "timed round trips", Min: 1, Max: 1e6},
+		platforms.Param{Key: "loop_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; compare, branch and loop back of the retry loop",
+			Doc: "instructions of one retry besides its memory access", Min: 0, Max: 1000, Low: 2, High: 20},
+	)
+}
+
+// genericPingParams adds the generic part's shape, cores and cluster size,
+// and drops the A53 clock: the part has A72-like cores only.
+func genericPingParams() platforms.Params {
+	ps := slices.DeleteFunc(pingParams(), func(p platforms.Param) bool { return p.Key == "a53_mhz" })
+	for i := range ps {
+		switch ps[i].Key {
+		case "cpu_a":
+			ps[i].Value = 0
+		case "cpu_b":
+			ps[i].Value = 1
+		}
+	}
+	return append(ps,
+		platforms.Param{Key: "soc_cores", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Source: "generic N-core builder",
+			Doc: "cores of the generic part (clusters of per_cluster A72-like cores)", Min: 2, Max: 64, Low: 2, High: 16},
+		platforms.Param{Key: "per_cluster", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Source: "generic N-core builder (Raspberry Pi 4: one cluster of 4 A72)",
+			Doc: "cores per cluster", Min: 1, Max: 64, Low: 2, High: 4},
+	)
+}
+
+func pingPong() platforms.Experiment {
+	return pingExperiment("rk3399-pingpong", "rk3399",
+		"Core-to-core latency on the RK3399 model, as nviennot/core-to-core-latency measures it: two threads pinned to "+
+			"cpu_a and cpu_b flip one word between PING and PONG with compare-and-exchange; one_way_ns is the round trip over two. "+
+			"cpu4-cpu5 are the two A72 sharing an L2, cpu0-cpu3 the A53s, an A53-A72 pair crosses the CCI-500. No OS: the threads "+
+			"run undisturbed (the benchmark's ticks and its timer reads are left out).",
+		pingParams(), 7, func(rk generic.SoC, _ map[string]float64) (generic.SoC, error) { return rk, nil })
+}
+
+func genericPingPong() platforms.Experiment {
+	return pingExperiment("generic-pingpong", "generic",
+		"rk3399-pingpong on the generic N-core builder: soc_cores A72-like cores (the RK3399's A72 latencies and OPPs) in "+
+			"clusters of per_cluster, e.g. one cluster of four like the Raspberry Pi 4's BCM2711.",
+		genericPingParams(), 8, func(rk generic.SoC, v map[string]float64) (generic.SoC, error) {
+			n := int(v["soc_cores"])
+			return generic.NCore(fmt.Sprintf("generic-%d", n), n, int(v["per_cluster"]), rk.Clusters[1], rk)
+		})
+}
+
+// pingExperiment is a ping-pong experiment on the part that part builds
+// from the RK3399 (its parameters at their defaults, overridden by the run's).
+func pingExperiment(name, platform, desc string, params platforms.Params, seed uint64,
+	part func(rk generic.SoC, v map[string]float64) (generic.SoC, error)) platforms.Experiment {
+	return platforms.Experiment{
+		Name: name, Description: desc, Platform: platform,
+		Params: params, Variants: pingVariants, Metrics: pingMetrics,
+		Repeats: 1, Seed: seed,
+		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+			pv := Defaults()
+			maps.Copy(pv, spec.Params)
+			rk, err := SoC(pv)
+			if err != nil {
+				return platforms.RunResult{}, err
+			}
+			soc, err := part(rk, spec.Params)
+			if err != nil {
+				return platforms.RunResult{}, err
+			}
+			return runPingPong(ctx, spec, soc)
+		},
+	}
+}
+
+var pingVariants = []platforms.Variant{
+	{Name: PingLLSC, Doc: "Armv8.0 compare-and-exchange: LDXR, compare, STXR (no LSE: Cortex-A53/A72)"},
+	{Name: PingCAS, Doc: "Armv8.1 LSE CAS: every attempt takes the line exclusively"},
+}
+
+// runPingPong runs the ping-pong between cpu_a and cpu_b of soc.
+func runPingPong(ctx context.Context, spec platforms.RunSpec, soc generic.SoC) (platforms.RunResult, error) {
+	v := spec.Params
+	a, b, n := int(v["cpu_a"]), int(v["cpu_b"]), int(v["rounds"])
+	if nc := soc.NumCores(); a == b || a >= nc || b >= nc {
+		return platforms.RunResult{}, fmt.Errorf("pingpong: cpu_a = %d and cpu_b = %d must be two different CPUs of %d", a, b, nc)
+	}
+	if spec.Variant != PingLLSC && spec.Variant != PingCAS {
+		return platforms.RunResult{}, fmt.Errorf("pingpong: variant %q unknown; known: %s, %s", spec.Variant, PingLLSC, PingCAS)
+	}
+	e := sim.NewEngine(spec.Seed)
+	defer e.Close()
+	const base, size = sim.Addr(0x10000), 4096
+	cores, mem, err := soc.Build(e, soc.NumCores(), base, size)
+	if err != nil {
+		return platforms.RunResult{}, err
+	}
+	flag, loop := base, int64(v["loop_cycles"])
+	// flip waits until the word holds from, then swaps in to.
+	flip := func(p *sim.Proc, from, to uint64) {
+		for {
+			if spec.Variant == PingCAS {
+				if _, ok := p.CAS(flag, from, to); ok {
+					return
+				}
+			} else if p.LoadExclusive(flag) == from && p.StoreExclusive(flag, to) {
+				return
+			}
+			p.Compute(loop)
+		}
+	}
+	var start, end sim.Time
+	var misses uint64
+	e.Spawn(cores[a], "ping", func(p *sim.Proc) {
+		for i := range warmRounds + n {
+			if i == warmRounds {
+				start, misses = p.Now(), mem.Misses(flag)
+			}
+			flip(p, pong, ping)
+		}
+		end, misses = p.Now(), mem.Misses(flag)-misses
+	})
+	e.Spawn(cores[b], "pong", func(p *sim.Proc) {
+		for range warmRounds + n {
+			flip(p, ping, pong)
+		}
+	})
+	// The word starts at ping (0): pong moves first, as in the benchmark.
+	if err := e.Run(ctx); err != nil {
+		return platforms.RunResult{}, err
+	}
+	rt := (end - start) / sim.Time(n)
+	return platforms.RunResult{Metrics: map[string]float64{
+		"one_way_ns":        rt.Nanos() / 2,
+		"round_trip_ns":     rt.Nanos(),
+		"transfers_per_hop": float64(misses) / float64(2*n),
+	}}, nil
+}

@@ -1,0 +1,195 @@
+package rk3399
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"synclab/platforms/linux"
+	"synclab/sim"
+)
+
+// testWorkload is the article's setup on the default RK3399, short (20 ms)
+// and at full load, with flavour f and wait mode m; tweak changes it.
+func testWorkload(t *testing.T, f linux.Flavour, m linux.Mode, tweak func(w *Workload)) Workload {
+	t.Helper()
+	v := Defaults()
+	soc, err := SoC(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := Workload{SoC: soc, Kernel: Kernel(v), Cores: 6, Flavour: f,
+		Wait: linux.Wait{Mode: m, RelaxCycles: 20, SpinLimit: 100, WFELimit: 10},
+		Load: 1, CS: 5 * sim.Microsecond, Outside: 5 * sim.Microsecond,
+		IRQMean: 200 * sim.Microsecond, IRQCS: 5 * sim.Microsecond, Duration: 20 * sim.Millisecond}
+	if tweak != nil {
+		tweak(&w)
+	}
+	return w
+}
+
+func (w Workload) mustRun(t *testing.T, seed uint64) Result {
+	t.Helper()
+	r, err := w.Run(context.Background(), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Result's books agree with each other and with the simulated memory, for
+// every flavour, with one global lock and split per CPU: one wait per
+// critical section, the waits adding up to WaitTime, the counter in sim
+// memory equal to the increments made, one holder at a time. With one lock
+// some acquisitions contend and some are hand-offs; split, none contends
+// (each lock is taken only on its CPU, by the thread with interrupts
+// masked or by the handler).
+// Kills: a wait booked twice or not at all, a lost increment, split locks
+// shared between CPUs (lockOf not per CPU).
+func TestWorkloadBooks(t *testing.T) {
+	for _, f := range linux.Flavours {
+		for _, split := range []bool{false, true} {
+			w := testWorkload(t, f, linux.WFE, func(w *Workload) { w.Split = split })
+			r := w.mustRun(t, 1)
+			var sum sim.Time
+			for _, d := range r.Waits {
+				sum += d
+			}
+			books := len(r.Waits) == r.Ops && sum == r.WaitTime && r.Counter == uint64(r.Ops) && r.MaxHolders == 1 &&
+				len(r.IRQWaits) > 0 && len(r.IRQWaits) < r.Ops && r.Elapsed >= w.Duration && r.Ticks > 0
+			contention := r.Contended > 0 && len(r.Handoffs) > 0
+			if split {
+				contention = r.Contended == 0 && len(r.Handoffs) == 0
+			}
+			if !books || !contention {
+				t.Errorf("%s split=%v: %d ops, %d waits summing to %v (WaitTime %v), counter %d, max holders %d, %d irq waits, elapsed %v, %d ticks, %d contended, %d hand-offs",
+					f, split, r.Ops, len(r.Waits), sum, r.WaitTime, r.Counter, r.MaxHolders, len(r.IRQWaits), r.Elapsed, r.Ticks, r.Contended, len(r.Handoffs))
+			}
+		}
+	}
+}
+
+// Contended counts slow-path entries, not acquisitions that took time: a
+// lone thread's fast path costs a line fill or hit (wait > 0) but never
+// contends; threads sharing the lock at full load do, on some acquisitions.
+// Kills: Contended booked from the wait time instead of the slow path.
+func TestContendedCountsSlowPaths(t *testing.T) {
+	for _, f := range linux.Flavours {
+		lone := testWorkload(t, f, linux.WFE, func(w *Workload) { w.Cores, w.IRQMean, w.Load = 1, 0, 0.7 })
+		if r := lone.mustRun(t, 1); r.Contended != 0 || r.WaitTime == 0 {
+			t.Errorf("%s, one thread: %d contended of %d, total wait %v; want 0 contended and a fast-path cost > 0", f, r.Contended, r.Ops, r.WaitTime)
+		}
+		if r := testWorkload(t, f, linux.WFE, nil).mustRun(t, 1); r.Contended == 0 || r.Contended >= r.Ops {
+			t.Errorf("%s, six threads at full load: %d contended of %d; want some but not all", f, r.Contended, r.Ops)
+		}
+	}
+}
+
+// Each acquisition leaves a "wait" span and a "hold lock N" span on its
+// core's "lock" lane, the hold starting where the wait ends; with the
+// window over the whole run there is one pair per critical section and
+// the waits add up to WaitTime. Split, a core holds only its own lock.
+// Kills: spans dropped or doubled, swapped, or labelled with another lock.
+func TestWorkloadTrace(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		w := testWorkload(t, linux.QSpinlock, linux.WFE, func(w *Workload) {
+			w.Split = split
+			w.Trace = sim.NewTrace(0, sim.Second, 1_000_000)
+		})
+		r := w.mustRun(t, 2)
+		var waits, holds int
+		var waited sim.Time
+		pending := map[int]sim.Span{} // the last wait span of each core
+		for _, s := range w.Trace.Spans {
+			if s.Lane != "lock" {
+				continue
+			}
+			if s.Label == "wait" {
+				waits++
+				waited += s.End - s.Start
+				pending[s.Core] = s
+				continue
+			}
+			holds++
+			want := "hold lock 0"
+			if split {
+				want = fmt.Sprintf("hold lock %d", s.Core)
+			}
+			if wait, ok := pending[s.Core]; !ok || wait.End != s.Start || s.Label != want || s.End < s.Start {
+				t.Fatalf("split=%v: %+v after wait %+v (found %v); want %q starting at the wait's end", split, s, wait, ok, want)
+			}
+			delete(pending, s.Core)
+		}
+		if waits != r.Ops || holds != r.Ops || waited != r.WaitTime {
+			t.Errorf("split=%v: %d wait and %d hold spans, waits summing to %v; want %d each and %v", split, waits, holds, waited, r.Ops, r.WaitTime)
+		}
+	}
+}
+
+// A run is a function of its workload and seed.
+// Kills: any draw or event order that depends on something else (map
+// iteration, wall clock, a stream shared between threads).
+func TestWorkloadDeterministic(t *testing.T) {
+	w := testWorkload(t, linux.Ticket, linux.Adaptive, nil)
+	a, b, c := w.mustRun(t, 7), w.mustRun(t, 7), w.mustRun(t, 8)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("two runs with seed 7 differ: %d/%d ops, %v/%v wait", a.Ops, b.Ops, a.WaitTime, b.WaitTime)
+	}
+	if reflect.DeepEqual(a, c) {
+		t.Errorf("seeds 7 and 8 gave the same result: the seed is not used")
+	}
+}
+
+// Validate names the bad field and its value.
+func TestWorkloadValidate(t *testing.T) {
+	for _, tc := range []struct {
+		tweak func(w *Workload)
+		want  string
+	}{
+		{func(w *Workload) { w.Cores = 7 }, "cores = 7 out of range [1, 6]"},
+		{func(w *Workload) { w.Load = 0 }, "load = 0"},
+		{func(w *Workload) { w.CS = -1 }, "lengths must be >= 0"},
+		{func(w *Workload) { w.CS, w.Outside = 0, 0 }, "cs + outside"},
+		{func(w *Workload) { w.Duration = 0 }, "duration = 0"},
+		{func(w *Workload) { w.IRQCPU = 6 }, "irq cpu = 6 out of range"},
+	} {
+		w := testWorkload(t, linux.QSpinlock, linux.WFE, tc.tweak)
+		if _, err := w.Run(context.Background(), 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want one containing %q", err, tc.want)
+		}
+	}
+}
+
+// Percentiles picks the element of rank int(q*n+0.5) (clamped to 1..n) of
+// the sorted values, not the nearest rank: for n = 160, q = 0.99 gives rank
+// 158 (nearest rank: 159). Mean truncates like integer division.
+// Kills: the nearest-rank formula, sorting the caller's slice, an
+// unclamped rank.
+func TestPercentilesAndMean(t *testing.T) {
+	ts := make([]sim.Time, 160)
+	for i := range ts {
+		ts[i] = sim.Time(i + 1)
+	}
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(ts), func(i, j int) { ts[i], ts[j] = ts[j], ts[i] })
+	in := slices.Clone(ts)
+	got := Percentiles(ts, 0, 0.5, 0.99, 1)
+	if want := []sim.Time{1, 80, 158, 160}; !slices.Equal(got, want) {
+		t.Errorf("Percentiles(1..160, 0, 0.5, 0.99, 1) = %v, want %v", got, want)
+	}
+	if !slices.Equal(ts, in) {
+		t.Errorf("Percentiles reordered its input")
+	}
+	if got := Percentiles(nil, 0.5); !slices.Equal(got, []sim.Time{0}) {
+		t.Errorf("Percentiles(nil, 0.5) = %v, want [0]", got)
+	}
+	if got := Mean(ts); got != 80 { // 12880 / 160 = 80.5
+		t.Errorf("Mean(1..160) = %v, want 80", got)
+	}
+	if got := Mean(nil); got != 0 {
+		t.Errorf("Mean(nil) = %v, want 0", got)
+	}
+}
