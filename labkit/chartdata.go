@@ -54,5 +54,11 @@ func seriesCSV(keyName string, keys []string, series []Series) string {
 	return csvText(rows)
 }
 
-// csv is the data behind a chart of r: one row per run.
-func (r *Result) csv() string { return "" }
+// csv is the data behind a chart of r: one row per run (WriteCSV).
+func (r *Result) csv() string {
+	var b strings.Builder
+	if err := r.WriteCSV(&b); err != nil {
+		return "" // a strings.Builder does not fail; no link then
+	}
+	return b.String()
+}

@@ -1,7 +1,11 @@
 package labkit
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -299,5 +303,39 @@ func TestAxisTypes(t *testing.T) {
 	o := parseOption(t, Bars("wait", "ms", []string{"wfe", "wfi"}, Series{Name: "wait", Values: []float64{0.0033, 2.4}}))
 	if o.YAxis[0].Type != "log" {
 		t.Errorf("bars spanning 700x: y axis %s, want log", o.YAxis[0].Type)
+	}
+}
+
+// TestResultChartsLinkTheirRuns: a chart of a result carries its runs as
+// CSV, one row per run, which its HTML links.
+func TestResultChartsLinkTheirRuns(t *testing.T) {
+	resetColors(t)
+	e, err := fixture().WithSweep("work", 10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := handResult(e, "time_ms", map[string][][]float64{"fast": {{1, 2, 3}, {4, 5, 6}}, "slow": {{1, 2}, {3}}})
+	line, err := SweepLines(r, "time_ms", "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Chart{BarsCI(r, "time_ms"), line} {
+		h := c.HTML()
+		_, link, ok := strings.Cut(h, `href="data:text/csv;base64,`)
+		if !ok {
+			t.Fatalf("%s: no CSV link", c.Title)
+		}
+		link, _, _ = strings.Cut(link, `"`)
+		b, err := base64.StdEncoding.DecodeString(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || len(rows) != 1+len(r.Runs) {
+			t.Errorf("%s: %d CSV rows (%v), want a header and %d runs", c.Title, len(rows), err, len(r.Runs))
+		}
+		if !strings.Contains(h, fmt.Sprintf("(CSV, %d rows)", len(r.Runs))) {
+			t.Errorf("%s: the link does not say how many rows", c.Title)
+		}
 	}
 }

@@ -344,7 +344,7 @@ func ParamsTable(title string, ps platforms.Params) Table {
 	sorted := ps.Clone()
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 	for _, p := range sorted {
-		accepted := Num(p.Min) + " – " + Num(p.Max)
+		accepted := "[" + Num(p.Min) + ", " + Num(p.Max) + "]"
 		if len(p.Choices) > 0 {
 			accepted = fmt.Sprint(p.Choices)
 		}
