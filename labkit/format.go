@@ -165,8 +165,3 @@ func Relative(x, ref float64) string {
 	}
 	return fmt.Sprintf("%.0f%% %s", pct, word)
 }
-
-// Times formats a ratio as a factor: "36x", "1.5x", "0.028x".
-func Times(r float64) string { return sigDigits(r, 2) + "x" }
-
-//END

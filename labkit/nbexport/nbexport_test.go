@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"synclab"
 )
 
 // e2e reports whether make test asked for the end-to-end tests: then a missing Jupyter, kernel or
@@ -331,7 +333,7 @@ func TestExport(t *testing.T) {
 // with ShowCode), markdown sanitised, -p changing what it prints, the stamp naming the code version,
 // and each chart of a result linking its data as CSV with one row per run.
 func TestReport(t *testing.T) {
-	tools := needJupyter(t)
+	needJupyter(t)
 	dir := t.TempDir()
 	nb := writeTestNotebook(t, dir, "rep.ipynb",
 		markdown("# Report test\n\nText with <script>window.injected = 1</script> in it."),
@@ -349,17 +351,14 @@ func TestReport(t *testing.T) {
 )
 
 %%
-// code-marker-7f3a
+// codeMarker7f3a
 res := labkit.Must(labkit.RunWith(context.Background(), labkit.Must(catalog.Lookup("rk3399-spinlock-wait")),
 	labkit.Spec{Variants: []string{"wfe", "wfi"}, Set: map[string]float64{"duration_ms": 5}, Repeats: Repeats}))
 labkit.MD("ran %d runs", len(res.Runs))
 labkit.Display(labkit.BarsCI(res, "avg_lock_wait_ms"), labkit.BarsCI(res, "power_mw"))`), SummaryTag),
 	)
-	head, err := exec.Command("git", "-C", tools.Root, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Skipf("no git commit to look for in the stamp: %v", err)
-	}
-	commit := strings.TrimSpace(string(head))[:12]
+	// The kernel compiles the same sources as this test: the stamp names them by their hash.
+	code := "src:" + synclab.SourceHash()[:12]
 	tests := []struct {
 		name     string
 		opts     Options
@@ -382,15 +381,15 @@ labkit.Display(labkit.BarsCI(res, "avg_lock_wait_ms"), labkit.BarsCI(res, "power
 		if want := fmt.Sprintf("ran %d runs", tc.runs); strings.Count(page, want) != 2 { // in the summary and in place
 			t.Errorf("%s: the page says %q %d times, want 2 (summary and cell)", tc.name, want, strings.Count(page, want))
 		}
-		if got := strings.Contains(page, "code-marker-7f3a"); got != tc.codeShow {
+		if got := strings.Contains(page, "codeMarker7f3a"); got != tc.codeShow {
 			t.Errorf("%s: code shown %v, want %v", tc.name, got, tc.codeShow)
 		}
 		if strings.Contains(page, "<script>window.injected") || !strings.Contains(page, "&lt;script&gt;window.injected") {
 			t.Errorf("%s: markdown's <script> not escaped", tc.name)
 		}
 		_, stamp, ok := strings.Cut(page, `<h2 id="Reproducibility">`)
-		if !ok || !strings.Contains(stamp, commit) || !strings.Contains(stamp, "rk3399-spinlock-wait") {
-			t.Errorf("%s: no stamp with the code version %s and the experiment", tc.name, commit)
+		if !ok || !strings.Contains(stamp, code) || !strings.Contains(stamp, "rk3399-spinlock-wait") {
+			t.Errorf("%s: no stamp with the code version %s and the experiment", tc.name, code)
 		}
 		if tc.opts.Params != nil && !strings.Contains(stamp, "3 (set with -p)") {
 			t.Errorf("%s: the stamp does not record -p Repeats=3", tc.name)

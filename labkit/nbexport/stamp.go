@@ -156,8 +156,11 @@ func joinSorted[V any](m map[string]V, format func(V) string) string {
 func codeVersions(ri reportInfo) string {
 	var out []string
 	for _, r := range ri.records {
-		if !slices.Contains(out, r.Code) {
-			out = append(out, r.Code)
+		// A notebook cell's program has no version-control stamp: its
+		// sources' hash names its code.
+		code := strings.TrimPrefix(r.Code, "unknown commit ")
+		if !slices.Contains(out, code) {
+			out = append(out, code)
 		}
 	}
 	if len(out) == 0 && ri.code != "" {
@@ -196,7 +199,11 @@ func stampHTML(ri reportInfo) string {
 	if gonb != "" {
 		fmt.Fprintf(&b, ", GoNB %s", html.EscapeString(gonb))
 	}
-	fmt.Fprintf(&b, "; executed %s.</p>\n", html.EscapeString(ri.when.UTC().Format(time.RFC3339)))
+	fmt.Fprintf(&b, "; executed %s", html.EscapeString(ri.when.UTC().Format(time.RFC3339)))
+	if ri.code != "" {
+		fmt.Fprintf(&b, " by lab report at code <code>%s</code>", html.EscapeString(ri.code))
+	}
+	b.WriteString(".</p>\n")
 	if len(ri.params) > 0 {
 		b.WriteString(`<table class="synclab"><caption>Notebook parameters (the cell tagged parameters)</caption><thead><tr><th>parameter</th><th>type</th><th>value</th><th>in the notebook</th><th>what it is</th></tr></thead><tbody>`)
 		for _, p := range ri.params {
