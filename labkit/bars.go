@@ -74,7 +74,13 @@ func barsChart(s barSpec, groups []barGroup) *Chart {
 		}
 		var items, dots []opts.CustomData
 		for _, b := range g.bars {
-			it := opts.CustomData{Value: []any{b.cat, num(b.mean), num(b.lo), num(b.hi), slot, n, frac, label}}
+			top := b.mean
+			for _, v := range append([]float64{b.hi}, b.dots...) {
+				if v > top {
+					top = v
+				}
+			}
+			it := opts.CustomData{Value: []any{b.cat, num(b.mean), num(b.lo), num(b.hi), slot, n, frac, label, num(top)}}
 			if s.byCategory {
 				it.ItemStyle = &opts.ItemStyle{Color: colorOf(s.categories[b.cat])}
 			}

@@ -45,8 +45,9 @@ const axisTooltipJS = `function (ps) {
 // barJS draws bar k of n in a category band whose bars fill frac of the
 // band, from the axis' zero (the bottom of the plot on a log axis, where
 // ECharts' own bars would start at 1) to the mean, with an error bar from
-// lo to hi when they are numbers, and the mean above it when label is 1.
-// Items are [category, mean, lo, hi, k, n, frac, label].
+// lo to hi when they are numbers, and the mean written when label is 1,
+// above the value top (the bar, its error bar or its runs' dots). Items are
+// [category, mean, lo, hi, k, n, frac, label, top].
 const barJS = `function (params, api) {
   var cat = api.value(0), mean = api.value(1), lo = api.value(2), hi = api.value(3);
   var k = api.value(4), n = api.value(5), frac = api.value(6), label = api.value(7);
@@ -65,6 +66,7 @@ const barJS = `function (params, api) {
     top = Math.min(top, b);
   }
   if (label === 1 && !isNaN(mean)) {
+    top = Math.min(top, y(api.value(8)) - 4);
     kids.push({type: 'text', style: {text: fns.num(mean), x: cx, y: top - 3, textAlign: 'center', textVerticalAlign: 'bottom', fontSize: 11, fill: '#333'}});
   }
   return {type: 'group', children: kids};

@@ -82,14 +82,15 @@ func RunWith(ctx context.Context, e platforms.Experiment, spec Spec) (*Result, e
 	start := time.Now()
 	res, err := RunExperiment(ctx, e, opts)
 	if res != nil {
-		noteRun(res, spec.Set, res.Created.Before(start), opts.Trace, "")
+		noteRun(res, spec.Set, res.Created.Before(start), opts.Trace, len(res.Runs), "")
 	}
 	return res, err
 }
 
 // noteRun adds a result to the session log of a headless run (the report's
-// stamp); outside one it does nothing.
-func noteRun(res *Result, set map[string]float64, cached, traced bool, note string) {
+// stamp), counting runs (a sensitivity run notes its baseline with the runs
+// of all its cases); outside one it does nothing.
+func noteRun(res *Result, set map[string]float64, cached, traced bool, runs int, note string) {
 	if !Headless() {
 		return
 	}
@@ -97,7 +98,7 @@ func noteRun(res *Result, set map[string]float64, cached, traced bool, note stri
 	desc, _, _ := strings.Cut(e.Description, "\n")
 	rec := nbexport.RunRecord{Experiment: e.Name, Platform: e.Platform, Description: desc, Variants: e.VariantNames(),
 		Repeats: e.Repeats, Seed: e.Seed, Params: e.Params.Values(), Set: set, Hash: res.Hash, Code: res.Code.String(),
-		Go: res.Code.Go, GoNB: gonbVersion(), Runs: len(res.Runs), Failed: len(res.Failures()), Cached: cached,
+		Go: res.Code.Go, GoNB: gonbVersion(), Runs: runs, Failed: len(res.Failures()), Cached: cached,
 		Traced: traced, When: res.Created, Note: note}
 	for _, a := range e.Sweep {
 		rec.Sweep = append(rec.Sweep, nbexport.SweepAxis{Param: a.Param, Values: a.Values})

@@ -80,7 +80,7 @@ func (r *Report) HTML() string {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html.EscapeString(r.Title) + "</title>\n")
 	b.WriteString(`<style>body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;line-height:1.45}
-code,pre{background:#f5f5f5}pre{padding:.5em;overflow:auto}.synclab-chart{margin:1em 0}</style>` + tableCSS + "\n")
+code,pre{background:#f5f5f5}pre{padding:.5em;overflow:auto}.synclab-chart{margin:1em 0}.synclab-data{font-size:.85em;margin:-.5em 0 1em}</style>` + tableCSS + "\n")
 	if len(r.charts) > 0 {
 		b.WriteString(LibraryHTML() + "\n")
 	}

@@ -130,7 +130,11 @@ func RunSensitivity(ctx context.Context, e platforms.Experiment, conclusions []C
 		}
 		varied = append(varied, p.Key)
 	}
-	noteRun(base, nil, false, false, fmt.Sprintf("sensitivity: this baseline and %d cases, each with one of %s at the Low or High end of its plausible range",
+	runs := len(base.Runs)
+	for _, c := range s.Cases {
+		runs += len(c.Result.Runs)
+	}
+	noteRun(base, nil, false, false, runs, fmt.Sprintf("sensitivity: this baseline and %d cases, each with one of %s at the Low or High end of its plausible range",
 		len(s.Cases), strings.Join(varied, ", ")))
 	return s, nil
 }

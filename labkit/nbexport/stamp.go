@@ -110,14 +110,17 @@ func runsText(r RunRecord) string {
 	for _, a := range r.Sweep {
 		points *= len(a.Values)
 	}
-	s := fmt.Sprintf("(%d variant", len(r.Variants))
-	if len(r.Variants) != 1 {
-		s += "s"
+	s := fmt.Sprintf("(%d runs", r.Runs)
+	if r.Runs == len(r.Variants)*points*r.Repeats { // else several definitions (a sensitivity run)
+		s = fmt.Sprintf("(%d variant", len(r.Variants))
+		if len(r.Variants) != 1 {
+			s += "s"
+		}
+		if points > 1 {
+			s += fmt.Sprintf(" x %d points", points)
+		}
+		s += fmt.Sprintf(" x %d repeats = %d runs", r.Repeats, r.Runs)
 	}
-	if points > 1 {
-		s += fmt.Sprintf(" x %d points", points)
-	}
-	s += fmt.Sprintf(" x %d repeats = %d runs", r.Repeats, r.Runs)
 	switch {
 	case r.Traced:
 		s += ", traced"

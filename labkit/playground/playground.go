@@ -7,6 +7,7 @@ package playground
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -14,8 +15,8 @@ import (
 	"synclab/labkit/catalog"
 )
 
-// Control is a parameter the playground lets you move: a slider (or a
-// select) over its values.
+// Control is a parameter the playground lets you move: a slider over its
+// values, in increasing order; it starts at the experiment's default.
 type Control struct {
 	Param  string
 	Values []float64
@@ -48,7 +49,7 @@ var Setups = []Setup{
 			{Param: "outside_us", Values: []float64{10, 20, 50, 90, 200, 500, 1000}, Doc: "work between acquisitions (us)"},
 			{Param: "load", Values: []float64{0.1, 0.3, 0.5, 0.7, 0.9, 1}, Doc: "offered load"},
 			{Param: "lose_wake", Values: []float64{0, 0.01, 0.1, 0.5}, Doc: "probability a wake-up event is lost"},
-			{Param: "event_stream", Values: []float64{1, 0}, Doc: "the timer's event stream (1 on, 0 off)"},
+			{Param: "event_stream", Values: []float64{0, 1}, Doc: "the timer's event stream (1 on, 0 off)"},
 		},
 	},
 	{
@@ -59,7 +60,7 @@ var Setups = []Setup{
 			{Param: "cs_cycles", Values: []float64{0, 120, 480, 1200, 2400, 4800}, Doc: "extra cycles inside the critical section"},
 			{Param: "tasks", Values: []float64{2, 3, 4, 6, 8}, Doc: "worker tasks over the two cores"},
 			{Param: "tick_hz", Values: []float64{100, 1000}, Doc: "CONFIG_FREERTOS_HZ"},
-			{Param: "cpu_mhz", Values: []float64{240, 160, 80}, Doc: "CPU clock (MHz)"},
+			{Param: "cpu_mhz", Values: []float64{80, 160, 240}, Doc: "CPU clock (MHz)"},
 		},
 	},
 	{
@@ -67,9 +68,9 @@ var Setups = []Setup{
 		Variants: []string{"tas", "ttas", "ticket", "qspinlock"}, Repeats: 2,
 		Metrics: []string{"throughput_ops_s", "handoff_ns", "power_mw"},
 		Controls: []Control{
-			{Param: "cores", Values: []float64{16, 1, 2, 4, 8, 32, 64}, Doc: "cores contending for the lock"},
-			{Param: "cs_us", Values: []float64{0.5, 0.1, 1, 2, 5, 10}, Doc: "critical section (us)"},
-			{Param: "outside_us", Values: []float64{1, 0.5, 2, 5, 10, 50}, Doc: "work between acquisitions (us)"},
+			{Param: "cores", Values: []float64{1, 2, 4, 8, 16, 32, 64}, Doc: "cores contending for the lock"},
+			{Param: "cs_us", Values: []float64{0.1, 0.5, 1, 2, 5, 10}, Doc: "critical section (us)"},
+			{Param: "outside_us", Values: []float64{0.5, 1, 2, 5, 10, 50}, Doc: "work between acquisitions (us)"},
 			{Param: "wait", Values: []float64{0, 1, 2, 3, 4}, Doc: "wait policy code (0: WFE as arm64 does)"},
 		},
 	},
@@ -87,13 +88,25 @@ func Lookup(experiment string) (Setup, error) {
 	return Setup{}, fmt.Errorf("no playground for %q; playgrounds: %s", experiment, strings.Join(names, ", "))
 }
 
-// Defaults are the controls' first values.
-func (s Setup) Defaults() map[string]float64 {
+// Defaults are the experiment's defaults of the controls' parameters (the
+// nearest of a control's values when the default is not one of them).
+func (s Setup) Defaults() (map[string]float64, error) {
+	e, err := catalog.Lookup(s.Experiment)
+	if err != nil {
+		return nil, err
+	}
 	m := map[string]float64{}
 	for _, c := range s.Controls {
-		m[c.Param] = c.Values[0]
+		d := e.Params.Get(c.Param)
+		best := c.Values[0]
+		for _, v := range c.Values {
+			if math.Abs(v-d) < math.Abs(best-d) {
+				best = v
+			}
+		}
+		m[c.Param] = best
 	}
-	return m
+	return m, nil
 }
 
 // View is what a redraw shows: the summary table and a chart per metric.

@@ -3,6 +3,7 @@ package playground
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,21 @@ func TestSetups(t *testing.T) {
 				if _, err := e.With(c.Param, v); err != nil {
 					t.Errorf("%s control %s: %v", s.Experiment, c.Param, err)
 				}
+			}
+		}
+	}
+	for _, s := range Setups {
+		e, _ := catalog.Lookup(s.Experiment)
+		defaults, err := s.Defaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Controls {
+			if !slices.IsSorted(c.Values) {
+				t.Errorf("%s %s: values %v not in increasing order (a slider)", s.Experiment, c.Param, c.Values)
+			}
+			if d := e.Params.Get(c.Param); defaults[c.Param] != d {
+				t.Errorf("%s %s: the slider starts at %g, the experiment's default is %g", s.Experiment, c.Param, defaults[c.Param], d)
 			}
 		}
 	}
@@ -77,8 +93,12 @@ func TestRedraw(t *testing.T) {
 func BenchmarkRedraw(b *testing.B) {
 	for _, s := range Setups {
 		b.Run(s.Experiment, func(b *testing.B) {
+			defaults, err := s.Defaults()
+			if err != nil {
+				b.Fatal(err)
+			}
 			for b.Loop() {
-				if _, err := s.Redraw(context.Background(), s.Defaults()); err != nil {
+				if _, err := s.Redraw(context.Background(), defaults); err != nil {
 					b.Fatal(err)
 				}
 			}
