@@ -40,8 +40,8 @@ type Setup struct {
 // Setups are the playgrounds, one per platform.
 var Setups = []Setup{
 	{
-		Experiment: "rk3399-spinlock-wait", Size: map[string]float64{"duration_ms": 50},
-		Variants: []string{"wfe", "wfi", "relax"}, Repeats: 2,
+		Experiment: "rk3399-spinlock-wait", Size: map[string]float64{"duration_ms": 100},
+		Variants: []string{"wfe", "wfi", "relax"}, Repeats: 5,
 		Metrics: []string{"avg_lock_wait_ms", "throughput_ops_s", "power_mw"},
 		Controls: []Control{
 			{Param: "hz", Values: []float64{100, 250, 300, 1000}, Doc: "CONFIG_HZ: a WFI waiter sleeps until its tick"},
@@ -54,7 +54,7 @@ var Setups = []Setup{
 	},
 	{
 		Experiment: "esp32-critical-section", Size: map[string]float64{"iterations": 5000},
-		Variants: []string{"mutex", "notify", "critical"}, Repeats: 2,
+		Variants: []string{"mutex", "notify", "critical"}, Repeats: 5,
 		Metrics: []string{"ns_per_op", "max_irq_latency_us", "cpu_core0_pct"},
 		Controls: []Control{
 			{Param: "cs_cycles", Values: []float64{0, 120, 480, 1200, 2400, 4800}, Doc: "extra cycles inside the critical section"},
@@ -64,8 +64,8 @@ var Setups = []Setup{
 		},
 	},
 	{
-		Experiment: "lock-scaling", Size: map[string]float64{"duration_ms": 1},
-		Variants: []string{"tas", "ttas", "ticket", "qspinlock"}, Repeats: 2,
+		Experiment: "lock-scaling", Size: map[string]float64{"duration_ms": 2},
+		Variants: []string{"tas", "ttas", "ticket", "qspinlock"}, Repeats: 5,
 		Metrics: []string{"throughput_ops_s", "handoff_ns", "power_mw"},
 		Controls: []Control{
 			{Param: "cores", Values: []float64{1, 2, 4, 8, 16, 32, 64}, Doc: "cores contending for the lock"},
