@@ -366,7 +366,7 @@ labkit.Display(labkit.BarsCI(res, "avg_lock_wait_ms"), labkit.BarsCI(res, "power
 		codeShow bool
 	}{
 		{"-p Repeats=3, code hidden", Options{Params: map[string]string{"Repeats": "3"}}, 6, false},
-		{"defaults, code shown", Options{ShowCode: true}, 4, true},
+		{"defaults, code shown, PDF", Options{ShowCode: true, PDF: ChromiumPath() != ""}, 4, true},
 	}
 	for _, tc := range tests {
 		tc.opts.OutDir = filepath.Join(dir, "out")
@@ -393,6 +393,12 @@ labkit.Display(labkit.BarsCI(res, "avg_lock_wait_ms"), labkit.BarsCI(res, "power
 		}
 		if tc.opts.Params != nil && !strings.Contains(stamp, "3 (set with -p)") {
 			t.Errorf("%s: the stamp does not record -p Repeats=3", tc.name)
+		}
+		if tc.opts.PDF {
+			pdf, err := os.ReadFile(strings.TrimSuffix(OutputPath(nb, tc.opts.OutDir), ".html") + ".pdf")
+			if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) || bytes.Count(pdf, []byte("/Subtype /Image")) < 2 {
+				t.Errorf("%s: no PDF with the two charts as images (%v)", tc.name, err)
+			}
 		}
 		ids := Charts(b)
 		links := csvLinks(t, page)

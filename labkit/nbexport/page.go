@@ -101,9 +101,10 @@ body.jp-Notebook { max-width: 1060px; margin: 0 auto; padding: 1.5em 1em 3em; }
 .synclab-data { font-size: .85em; margin: -.2em 0 1em; }
 .synclab-stamp { border-top: 1px solid #ddd; margin-top: 2em; font-size: .92em; }
 @media print {
-  @page { size: 280mm 396mm; margin: 12mm; }
+  @page { size: 300mm 424mm; margin: 12mm; } /* A-series proportions, wide enough for 960 px charts */
   body.jp-Notebook { max-width: none; padding: 0; }
   .synclab-data { display: none; }
+  .jp-OutputArea-output, .jp-RenderedHTMLCommon table, table.synclab { overflow: visible !important; }
   .synclab-chart, .jp-OutputArea-child, table { break-inside: avoid; }
 }
 </style>
