@@ -49,23 +49,24 @@ func Stamp(res *Result) string {
 		res.Experiment.Name, res.Experiment.Seed, res.Hash, res.Code, runs, res.Shard, res.Created.Format(time.RFC3339))
 }
 
-// Result adds an experiment's result: description, reproducibility stamp,
-// the failed runs (if any), the summary table, a CI bar chart per metric,
-// the claims table and the parameters.
+// Result adds an experiment's result: description, the failed runs (if
+// any), the claims table (the article against the model), a bar chart per
+// metric, the summary table, the parameters and the reproducibility stamp.
 func (r *Report) Result(res *Result) *Report {
 	e := res.Experiment
-	r.Markdown("## " + e.Name + "\n\n" + e.Description + "\n\n" + Stamp(res))
+	r.Markdown("## " + e.Name + "\n\n" + e.Description)
 	if len(res.Failures()) > 0 {
 		r.Table(FailuresTable(res))
-	}
-	r.Table(SummaryTable(res))
-	for _, m := range e.Metrics {
-		r.Chart(BarsCI(res, m.Name))
 	}
 	if claims := res.Claims(); len(claims) > 0 {
 		r.Table(ClaimsTable(claims))
 	}
+	for _, m := range e.Metrics {
+		r.Chart(BarsCI(res, m.Name))
+	}
+	r.Table(SummaryTable(res))
 	r.Table(ParamsTable("Parameters of "+e.Name+" (platform "+e.Platform+")", e.Params))
+	r.Markdown(Stamp(res))
 	return r
 }
 

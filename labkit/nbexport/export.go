@@ -141,6 +141,9 @@ func Export(ctx context.Context, notebooks []string, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if err := tools.checkAssets(); err != nil {
+		return err
+	}
 	if opts.PDF && ChromiumPath() == "" {
 		return errors.New("-pdf needs chromium: run make setup-test (apt-get install chromium) or set SYNCLAB_CHROMIUM")
 	}

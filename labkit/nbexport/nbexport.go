@@ -93,6 +93,21 @@ func FindTools(near ...string) (Tools, error) {
 	return Tools{}, errors.New("nbexport: no SyncLab setup found (.tools/jupyter/kernels/gonb/kernel.json) at or above the notebooks or the working directory: run scripts/setup.sh (make lab) in the repository, or set SYNCLAB_ROOT")
 }
 
+// offlineAssets are the scripts a report inlines, under .tools: without them a report would need
+// the network, so an export refuses to start (no unverified download as a fallback).
+var offlineAssets = []string{"echarts/echarts.min.js", "requirejs/require.js", "mathjax/tex-svg.js"}
+
+// checkAssets reports the first offline asset missing, with the command that fetches them
+// (integrity-checked).
+func (t Tools) checkAssets() error {
+	for _, a := range offlineAssets {
+		if _, err := os.Stat(filepath.Join(t.Dir(), filepath.FromSlash(a))); err != nil {
+			return fmt.Errorf("%s is missing (reports work offline and never load scripts from the network): run make setup (scripts/setup.sh) in %s", filepath.Join(".tools", a), t.Root)
+		}
+	}
+	return nil
+}
+
 // Env returns the environment for jupyter: the repository's tools first on PATH and its kernel
 // first on JUPYTER_PATH.
 func (t Tools) Env() []string {

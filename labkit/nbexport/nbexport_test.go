@@ -235,6 +235,21 @@ func TestInlineAssets(t *testing.T) {
 	}
 }
 
+// TestMissingAssetsFailClosed: without the offline scripts an export does not start, and says
+// which command fetches them.
+func TestMissingAssetsFailClosed(t *testing.T) {
+	tools := fakeTools(t)
+	if err := tools.checkAssets(); err != nil {
+		t.Fatalf("all assets present: %v", err)
+	}
+	if err := os.Remove(filepath.Join(tools.Dir(), "echarts", "echarts.min.js")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.checkAssets(); err == nil || !strings.Contains(err.Error(), "echarts.min.js") || !strings.Contains(err.Error(), "make setup") {
+		t.Errorf("missing ECharts: %v, want an error naming it and make setup", err)
+	}
+}
+
 func TestFindTools(t *testing.T) {
 	tools := fakeTools(t)
 	deep := filepath.Join(tools.Root, "notebooks", "sub")
