@@ -16,7 +16,8 @@
 //   - export.go: results as JSON (RunDoc, schema/run.v1.json) and CSV.
 //   - stats.go: summaries, Student-t intervals, Fieller ratios; table.go and
 //     markdown.go text and Markdown tables.
-//   - reference.go: the articles' numbers (data/reference) and claims.
+//   - reference.go: the articles' numbers (data/reference) and claims;
+//     package ledger judges every claim of both articles (data/claims).
 //   - sensitivity.go: which conclusions survive the ASSUME ranges.
 //   - charts.go, display.go, report.go: go-echarts charts, inline display in
 //     GoNB, self-contained HTML reports; nbexport executes notebooks headless.

@@ -87,6 +87,21 @@ func RunWith(ctx context.Context, e platforms.Experiment, spec Spec) (*Result, e
 	return res, err
 }
 
+// processStart is when this program started: in a notebook, when the cell
+// started, so a result created before it came from the cache.
+var processStart = time.Now()
+
+// Note records results a notebook obtained without RunWith (from a package
+// that runs experiments itself, such as the claims ledger) for the
+// reproducibility stamp of its report; outside a report it does nothing.
+func Note(results ...*Result) {
+	for _, r := range results {
+		if r != nil {
+			noteRun(r, nil, r.Created.Before(processStart), false, len(r.Runs), "")
+		}
+	}
+}
+
 // noteRun adds a result to the session log of a headless run (the report's
 // stamp), counting runs (a sensitivity run notes its baseline with the runs
 // of all its cases); outside one it does nothing.

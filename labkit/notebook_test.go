@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"synclab/labkit/nbexport"
 	"synclab/platforms"
@@ -72,6 +73,24 @@ func TestRunNotesTheSession(t *testing.T) {
 	raw, _ := os.ReadFile(log)
 	if n := strings.Count(string(raw), "\n"); n != 2 || !strings.Contains(string(raw), `"cached":true`) {
 		t.Errorf("the second, cached run is not logged as cached:\n%s", raw)
+	}
+}
+
+// TestNote: results run outside RunWith are noted too, a result made
+// before this program started as cached.
+func TestNote(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "session.jsonl")
+	t.Setenv(nbexport.SessionEnv, log)
+	r, err := Execute(context.Background(), fixture(), RunOptions{Progress: NoProgress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := *r
+	old.Hash, old.Created = "older", processStart.Add(-time.Hour)
+	Note(r, &old, nil)
+	recs, err := nbexport.ReadSession(log)
+	if err != nil || len(recs) != 2 || recs[0].Cached || !recs[1].Cached || recs[0].Runs != len(r.Runs) {
+		t.Errorf("records %+v (%v)", recs, err)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"synclab/sim"
 )
 
 // Summary describes a sample: size, mean, standard deviation (n-1), the 95%
@@ -54,17 +56,9 @@ func Summarize(xs []float64) Summary {
 }
 
 // percentileSorted returns the p-th percentile (0..100) of a sorted,
-// non-empty sample with linear interpolation between order statistics (the
-// "type 7" definition of R and NumPy).
-func percentileSorted(sorted []float64, p float64) float64 {
-	h := (float64(len(sorted)) - 1) * p / 100
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
-}
+// non-empty sample: sim.Percentile, the one definition SyncLab uses
+// (NumPy's default, R's type 7).
+func percentileSorted(sorted []float64, p float64) float64 { return sim.Percentile(sorted, p) }
 
 // Ratio is the ratio of two means with its 95% interval.
 type Ratio struct {

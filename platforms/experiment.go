@@ -119,6 +119,10 @@ type RunResult struct {
 	Metrics map[string]float64   `msgpack:"metrics" json:"metrics"`
 	Samples map[string][]float64 `msgpack:"samples,omitempty" json:"samples,omitempty"`
 	Trace   *sim.Trace           `msgpack:"-" json:"-"`
+	// Skipped is the share (0..1) of the run's simulated time that
+	// fast-forward skipped. It says how the run was computed, not what it
+	// found: never recorded, for lab bench.
+	Skipped float64 `msgpack:"-" json:"-"`
 }
 
 // RunFunc runs one simulation. It must depend only on spec (deterministic

@@ -26,7 +26,7 @@ type WakeCause uint8
 
 // Wake-up causes, counted per core like perf's counters.
 const (
-	WakeTimer       WakeCause = iota // the end of a timed wait (not counted)
+	WakeTimer       WakeCause = iota // the end of a timed wait (counted only for WFET's timeout)
 	WakeEvent                        // an event: SEV or a cleared exclusive monitor
 	WakeInterrupt                    // an interrupt
 	WakeEventStream                  // the architected timer's periodic event
@@ -136,10 +136,11 @@ type Core struct {
 	// Interrupts.
 	level    int      // current interrupt level: lines at or below it are masked
 	pending  uint64   // pending lines
+	raised   uint64   // lines raised at least once (their raisedAt and latency are in use)
 	raisedAt [64]Time // assertion time of each pending line
 	lineLvl  [64]int  // level of each line (>= 1)
 	handler  Handler
-	latency  [64][]Time
+	latency  [64]Histogram
 
 	// ARM event register and exclusive monitor.
 	event   bool
@@ -261,9 +262,9 @@ func (c *Core) EnergyMJ() float64 {
 	return mj
 }
 
-// IRQLatency returns the latencies (assertion to handler start) recorded
-// for a line.
-func (c *Core) IRQLatency(irq IRQ) []Time { return c.latency[irq] }
+// IRQLatency returns the distribution of a line's latencies (assertion to
+// handler start); its Last is the latency of the interrupt being handled.
+func (c *Core) IRQLatency(irq IRQ) *Histogram { return &c.latency[irq] }
 
 // Pending reports whether any interrupt is pending on the core, masked or
 // not (what wakes WFI).
@@ -300,6 +301,7 @@ func (c *Core) Raise(irq IRQ) {
 	bit := uint64(1) << irq
 	if c.pending&bit == 0 {
 		c.pending |= bit
+		c.raised |= bit
 		c.raisedAt[irq] = c.e.now
 	}
 	switch c.wait {
@@ -383,15 +385,15 @@ func (c *Core) snapshot(s *Snapshot) {
 	for i := range c.resid {
 		s.Time(&c.resid[i])
 	}
-	for i := range c.raisedAt {
-		if c.raisedAt[i] != 0 { // read until the handler starts, after the line stops pending
+	for q := c.raised; q != 0; q &= q - 1 {
+		if i := trailing(q); c.raisedAt[i] != 0 { // read until the handler starts, after the line stops pending
 			s.Time(&c.raisedAt[i])
 		}
 	}
-	for i := range c.latency {
-		if len(c.latency[i]) > 0 {
+	for q := c.raised; q != 0; q &= q - 1 {
+		if i := trailing(q); c.latency[i].n > 0 {
 			s.Key(uint64(i))
-			s.Log(&c.latency[i])
+			s.Histogram(&c.latency[i])
 		}
 	}
 	s.Time(&c.Stall)

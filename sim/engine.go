@@ -56,6 +56,10 @@ type Engine struct {
 	cores   []*Core
 	mem     *Memory
 	running *Proc
+	// direct is false to make every wait go through Run, for tests that
+	// compare direct hand-offs (Proc.await) with it; handOffs counts them.
+	direct   bool
+	handOffs uint64
 
 	// Limits.
 	Until     Time   // stop when simulated time would pass Until (0: no limit)
@@ -103,7 +107,7 @@ func (e *Engine) faultRand() *rand.Rand {
 
 // NewEngine returns an engine whose random streams derive from seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, q: newCalQueue()}
+	return &Engine{seed: seed, q: newCalQueue(), direct: true}
 }
 
 // Now returns the current simulated time.

@@ -137,7 +137,7 @@ func digest(e *Engine) uint64 {
 		for s := 0; s < c.States(); s++ {
 			fmt.Fprint(h, c.Residency(State(s)))
 		}
-		fmt.Fprint(h, c.Stall, c.Wakeups, c.IRQsTaken, c.IRQLatency(1), c.IRQLatency(2))
+		fmt.Fprint(h, c.Stall, c.Wakeups, c.IRQsTaken, *c.IRQLatency(1), *c.IRQLatency(2))
 	}
 	return h.Sum64()
 }

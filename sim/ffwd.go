@@ -54,7 +54,7 @@ const (
 	refTime refKind = iota
 	refInt
 	refUint64
-	refLog   // a []Time log: the value is its length
+	refHist  // a *Histogram: the value is its count
 	refQueue // a pending event's time or sequence (advanced by rebuilding the queue)
 )
 
@@ -144,9 +144,11 @@ func (s *Snapshot) Int(p *int) { s.num(refInt, unsafe.Pointer(p), int64(*p)) }
 // Uint64 records a counter or a memory word.
 func (s *Snapshot) Uint64(p *uint64) { s.num(refUint64, unsafe.Pointer(p), int64(*p)) }
 
-// Log records an append-only log of durations: each period must append
-// the same entries, and fast-forward appends them once per skipped period.
-func (s *Snapshot) Log(p *[]Time) { s.num(refLog, unsafe.Pointer(p), int64(len(*p))) }
+// Histogram records a histogram that a component fills as the run goes:
+// each period must add the same values (at most half as many as the
+// histogram keeps of its latest), and fast-forward adds them once per
+// skipped period.
+func (s *Snapshot) Histogram(h *Histogram) { s.num(refHist, unsafe.Pointer(h), int64(h.n)) }
 
 // FastForwardStats says how much of a run fast-forward skipped.
 type FastForwardStats struct {
@@ -308,11 +310,9 @@ func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
 		return 0
 	}
 	for i, r := range c.refs {
-		if r.kind == refLog && f.d[i] > 0 {
-			x := *(*[]Time)(r.p)
-			if !slices.Equal(x[a.vals[i]:b.vals[i]], x[b.vals[i]:c.vals[i]]) {
-				return 0
-			}
+		if r.kind == refHist && f.d[i] > 0 &&
+			!(*Histogram)(r.p).periodic(uint64(a.vals[i]), uint64(b.vals[i]), uint64(c.vals[i])) {
+			return 0
 		}
 	}
 	for _, pm := range c.procs {
@@ -372,12 +372,8 @@ func (f *ffwd) apply(e *Engine, b, c *Snapshot, k int64) {
 			*(*int)(r.p) += int(k * d)
 		case refUint64:
 			*(*uint64)(r.p) += uint64(k * d)
-		case refLog:
-			x := (*[]Time)(r.p)
-			seg := slices.Clone((*x)[b.vals[i]:c.vals[i]])
-			for range k {
-				*x = append(*x, seg...)
-			}
+		case refHist:
+			(*Histogram)(r.p).replay(uint64(b.vals[i]), k)
 		}
 	}
 	f.entries = f.entries[:0]

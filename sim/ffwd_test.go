@@ -18,7 +18,7 @@ type ffOutcome struct {
 	Stall   []sim.Time
 	Wakeups [][6]int
 	Taken   []int
-	Latency [][]sim.Time
+	Latency []sim.Histogram
 	Fired   int
 }
 
@@ -97,7 +97,7 @@ func ffRun(t *testing.T, fast, uncached, wfe bool) (ffOutcome, sim.FastForwardSt
 		o.Wakeups = append(o.Wakeups, c.Wakeups)
 		o.Taken = append(o.Taken, c.IRQsTaken)
 		for _, irq := range []sim.IRQ{3, 5, 7} {
-			o.Latency = append(o.Latency, c.IRQLatency(irq))
+			o.Latency = append(o.Latency, *c.IRQLatency(irq))
 		}
 	}
 	return o, e.FastForward()

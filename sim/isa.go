@@ -119,18 +119,36 @@ func (c *Core) dropMonitorEvent() bool {
 // register, when an event is latched; otherwise the core sleeps until an
 // event (SEV, a cleared exclusive monitor), a deliverable interrupt (taken
 // before WFE returns) or the event stream. It returns what woke it.
-func (p *Proc) WFE() WakeCause {
+func (p *Proc) WFE() WakeCause { return p.wfe(never) }
+
+// WFET is WFE with a timeout (ARMv8.7 FEAT_WFxT): it also wakes, with
+// WakeTimer (counted in Core.Wakeups), when the time reaches deadline,
+// whether or not the event stream is on. A deadline already passed makes
+// it return at once.
+func (p *Proc) WFET(deadline Time) WakeCause { return p.wfe(deadline) }
+
+// wfe is WFE with a deadline (never: none).
+func (p *Proc) wfe(deadline Time) WakeCause {
 	c := p.core
 	if c.event {
 		c.event = false
 		return WakeEvent
 	}
+	if deadline <= p.e.now {
+		return WakeTimer
+	}
 	c.setState(StateWFE)
 	var cause WakeCause
+	stream := never
 	if c.Cfg.EventStream > 0 {
-		cause = p.waitUntil(c.nextStreamTick(), waitWFE)
+		stream = c.nextStreamTick()
+	}
+	if t := min(stream, deadline); t < never {
+		cause = p.waitUntil(t, waitWFE)
 		if cause == WakeTimer {
-			cause = WakeEventStream
+			if t == stream {
+				cause = WakeEventStream
+			}
 			p.waitUntil(p.e.now+c.Cycles(c.Cfg.WakeCycles), waitNone)
 		}
 	} else {

@@ -170,3 +170,63 @@ func TestDeadlockNamesHardwareWait(t *testing.T) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
 }
+
+// WFET wakes at its deadline (WakeTimer, counted) when nothing else comes
+// first, plus the wake-up cycles; an event, or the event stream if it comes
+// first, ends it earlier with that cause; a deadline already passed returns
+// at once without sleeping.
+func TestWFET(t *testing.T) {
+	const wake = 5 * Nanosecond // WakeCycles at 1 GHz
+	for _, tc := range []struct {
+		name     string
+		stream   Time // event stream period (0: off)
+		store    Time // another core writes the monitored line at (0: never)
+		deadline Time
+		cause    WakeCause
+		at       Time
+		wfeResid bool
+	}{
+		{name: "deadline, no stream", deadline: 10 * Microsecond, cause: WakeTimer, at: 10*Microsecond + wake, wfeResid: true},
+		{name: "deadline before the stream", stream: 100 * Microsecond, deadline: 10 * Microsecond, cause: WakeTimer, at: 10*Microsecond + wake, wfeResid: true},
+		{name: "stream before the deadline", stream: 4 * Microsecond, deadline: 10 * Microsecond, cause: WakeEventStream, at: 4*Microsecond + wake, wfeResid: true},
+		{name: "monitor cleared first", store: 2 * Microsecond, deadline: 10 * Microsecond, cause: WakeEvent, at: 2*Microsecond + wake, wfeResid: true},
+		{name: "deadline passed", deadline: 0, cause: WakeTimer, at: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, 2, false, func(c *CoreConfig) { c.EventStream = tc.stream })
+			r.m.Poke(ramBase, 1) // the first touch is not a DRAM fill mid-test
+			var cause WakeCause
+			var at, start Time
+			r.e.Spawn(r.e.Cores()[0], "waiter", func(p *Proc) {
+				p.Load(ramBase)
+				p.LoadExclusive(ramBase)
+				start = p.Now()
+				cause = p.WFET(start + tc.deadline)
+				at = p.Now() - start
+			})
+			if tc.store > 0 {
+				r.e.Spawn(r.e.Cores()[1], "writer", func(p *Proc) {
+					p.Delay(tc.store)
+					p.Store(ramBase, 2)
+				})
+			}
+			r.run(t)
+			c := r.e.Cores()[0]
+			// The event of a store lands a line transfer after its issue.
+			lo, hi := tc.at, tc.at
+			if tc.cause == WakeEvent {
+				lo, hi = tc.store-start+wake, tc.store-start+sameLat+wake
+			}
+			if tc.cause == WakeEventStream {
+				// The stream ticks on its own grid, not from start.
+				lo, hi = 0, tc.stream+wake
+			}
+			if cause != tc.cause || at < lo || at > hi || (c.Residency(StateWFE) > 0) != tc.wfeResid {
+				t.Errorf("woke by %v after %v (WFE residency %v); want %v in [%v, %v], slept %v", cause, at, c.Residency(StateWFE), tc.cause, lo, hi, tc.wfeResid)
+			}
+			if tc.cause == WakeTimer && tc.wfeResid && c.Wakeups[WakeTimer] != 1 {
+				t.Errorf("Wakeups[WakeTimer] = %d, want 1 (the timeout is counted)", c.Wakeups[WakeTimer])
+			}
+		})
+	}
+}

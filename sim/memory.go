@@ -62,6 +62,9 @@ type Memory struct {
 	busy     Time    // when the uncached memory port is next free
 	pollers  uint64  // cores whose spinning polls occupy the port periodically
 	touched  []touch // words and lines used since fast-forward began
+	// cluster[i] is the mask of the cores in core i's cluster (built when
+	// first needed, rebuilt if cores were added).
+	cluster []uint64
 }
 
 // touch is a word or a line fast-forward records.
@@ -197,24 +200,33 @@ func (m *Memory) Poke(a Addr, v uint64) {
 }
 
 // distance returns the transfer latency from the nearest holder in mask to
-// core c, or from memory when nobody else holds the line.
+// core c (from the farthest when far), or from memory when nobody else
+// holds the line.
 func (m *Memory) distance(c *Core, mask uint64, r *region, far bool) Time {
 	mask &^= 1 << c.ID
 	if mask == 0 {
 		return r.Latency
 	}
-	var best Time = -1
-	for q := mask; q != 0; q &= q - 1 {
-		o := m.e.cores[bits.TrailingZeros64(q)]
-		d := m.coh.SameCluster
-		if o.Cfg.Cluster != c.Cfg.Cluster {
-			d = m.coh.OtherCluster
-		}
-		if best < 0 || (far && d > best) || (!far && d < best) {
-			best = d
+	if len(m.cluster) != len(m.e.cores) {
+		m.cluster = make([]uint64, len(m.e.cores))
+		for _, a := range m.e.cores {
+			for _, b := range m.e.cores {
+				if a.Cfg.Cluster == b.Cfg.Cluster {
+					m.cluster[a.ID] |= 1 << b.ID
+				}
+			}
 		}
 	}
-	return best
+	same, other := mask&m.cluster[c.ID] != 0, mask&^m.cluster[c.ID] != 0
+	switch {
+	case !other:
+		return m.coh.SameCluster
+	case !same:
+		return m.coh.OtherCluster
+	case far:
+		return max(m.coh.SameCluster, m.coh.OtherCluster)
+	}
+	return min(m.coh.SameCluster, m.coh.OtherCluster)
 }
 
 // grant returns when an uncached access of length occ by core c, requested

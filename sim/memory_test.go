@@ -85,3 +85,43 @@ func TestUncachedPortArbitration(t *testing.T) {
 		t.Fatalf("ends %v, want [%v %v]", ends, dramLat, dramLat+20*Nanosecond)
 	}
 }
+
+// distance is the latency from the nearest holder (the farthest for a write,
+// which must reach every copy), or from memory when no other core holds the
+// line: checked against every holder set of four cores in two clusters,
+// whichever of the two distances is the longer.
+func TestDistanceNearestAndFarthest(t *testing.T) {
+	for _, coh := range []Coherence{
+		{LineSize: 64, SameCluster: sameLat, OtherCluster: otherLat},
+		{LineSize: 64, SameCluster: otherLat, OtherCluster: sameLat}, // an odd topology
+	} {
+		r := newRig(t, 4, false, nil)
+		r.m.coh = coh
+		reg := r.m.regions[0]
+		for _, c := range r.e.Cores() {
+			for mask := uint64(0); mask < 16; mask++ {
+				for _, far := range []bool{false, true} {
+					want := reg.Latency
+					if others := mask &^ (1 << c.ID); others != 0 {
+						want = -1
+						for _, o := range r.e.Cores() {
+							if others&(1<<o.ID) == 0 {
+								continue
+							}
+							d := coh.SameCluster
+							if o.Cfg.Cluster != c.Cfg.Cluster {
+								d = coh.OtherCluster
+							}
+							if want < 0 || (far && d > want) || (!far && d < want) {
+								want = d
+							}
+						}
+					}
+					if got := r.m.distance(c, mask, reg, far); got != want {
+						t.Errorf("%+v: core %d, holders %04b, far %v: %v, want %v", coh, c.ID, mask, far, got, want)
+					}
+				}
+			}
+		}
+	}
+}

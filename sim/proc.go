@@ -24,6 +24,7 @@ type Proc struct {
 	timed    bool   // waits with a timeout (not a deadlock while waiting)
 	waitOn   string // what it waits on, for deadlock reports
 	spinning bool   // on its core's spin address: formatted only when a report asks
+	running  bool   // its coroutine runs, or waits in await for one it resumed
 	inIRQ    int    // interrupt handlers this context is inside (nested)
 
 	// For fast-forward: what it read since its last loop head, loop heads
@@ -85,7 +86,8 @@ func (c *Core) Start(p *Proc) {
 }
 
 // resume runs p until it waits; a SwitchTo hands the core straight to
-// another process.
+// another process. It is called by the engine's Run, or by a waiting
+// process that hands off to p directly (await).
 func (e *Engine) resume(p *Proc) {
 	for p != nil {
 		e.running = p
@@ -93,7 +95,9 @@ func (e *Engine) resume(p *Proc) {
 		if !p.daemon {
 			e.progress++
 		}
+		p.running = true
 		q, ok := p.next()
+		p.running = false
 		if !ok {
 			p.finish()
 			break
@@ -109,6 +113,52 @@ func (p *Proc) finish() {
 	if !p.daemon {
 		p.e.active--
 	}
+}
+
+// await waits, on p's coroutine, until p's core wakes (its wake event is
+// due, or a waker fires it). Meanwhile it dispatches the earlier events in
+// time order itself, as Run would, and runs a process they wake right here
+// (a direct hand-off: one coroutine switch there and one back, where going
+// through Run takes two each way). It suspends p instead when the next
+// event wakes a process that is itself waiting in await further up (it
+// runs p, directly or not), or when Run must see the state: the run is
+// over or must stop, or only background events are left.
+func (p *Proc) await() {
+	e, c := p.e, p.core
+	for e.direct && e.err == nil && e.active > 0 && e.live > 0 && e.q.n > 0 && !e.stopDue() {
+		x := e.q.min()
+		if x.ev.seq != x.seq {
+			e.q.pop() // cancelled or moved
+			continue
+		}
+		if e.Until != 0 && x.t > e.Until {
+			break
+		}
+		if x.ev == c.resumeEv && !c.pollDue() {
+			// p's own wake: what Core.resume and resume do for it.
+			e.q.pop()
+			e.dispatch(x)
+			c.wait = waitNone
+			p.resumes++
+			if !p.daemon {
+				e.progress++
+			}
+			return
+		}
+		o := x.ev.core
+		if o != nil && !o.pollDue() && o.cur != nil {
+			if o.cur.running {
+				break
+			}
+			e.handOffs++
+		}
+		e.q.pop()
+		e.dispatch(x)
+		e.running = nil // an event runs outside every process, as under Run
+		x.ev.fn()
+		e.running = p
+	}
+	p.suspend()
 }
 
 // suspend gives control back to the engine until something resumes the
@@ -182,7 +232,7 @@ func (p *Proc) waitUntil(t Time, kind waitKind) WakeCause {
 	}
 	c.wait = kind
 	c.wakeAt(t, WakeTimer)
-	p.suspend()
+	p.await()
 	return c.cause
 }
 
@@ -195,7 +245,7 @@ func (p *Proc) waitFor(kind waitKind) WakeCause {
 		return WakeInterrupt
 	}
 	c.wait = kind
-	p.suspend()
+	p.await()
 	return c.cause
 }
 
@@ -275,7 +325,7 @@ func (p *Proc) takeInterrupts() {
 		c.level = bestLvl
 		c.IRQsTaken++
 		p.waitUntil(p.e.now+c.Cycles(c.Cfg.IRQEntry), waitNone)
-		c.latency[best] = append(c.latency[best], p.e.now-c.raisedAt[best])
+		c.latency[best].Add(p.e.now - c.raisedAt[best])
 		if c.handler != nil {
 			c.handler(p, best)
 		}

@@ -1,4 +1,4 @@
-// Package playground is the live view behind notebooks/06-playground: for
+// Package playground is the live view behind notebooks/07-playground: for
 // each platform, a few key parameters to move and a run size small enough
 // that a change re-runs the experiment and redraws its charts in under a
 // second (BenchmarkRedraw measures it).

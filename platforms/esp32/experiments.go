@@ -152,5 +152,9 @@ func csRunResult(r CSResult) platforms.RunResult {
 			metrics["worst_irq_"+c.String()+"_us"] = r.IRQBlameUS[c][worst]
 		}
 	}
-	return platforms.RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace}
+	rr := platforms.RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace}
+	if r.TotalMS > 0 {
+		rr.Skipped = r.FastForward.Time.Millis() / r.TotalMS
+	}
+	return rr
 }

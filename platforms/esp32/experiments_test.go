@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"synclab/platforms"
+	"synclab/sim"
 )
 
 // csRunResult maps each field of a run to its metric: a crafted result with a
@@ -18,6 +19,7 @@ func TestCSRunResultMapsEveryField(t *testing.T) {
 		MaxIRQUS: 15, P99IRQUS: 9, IRQLatencyUS: []float64{3, 15, 9},
 		ContextSwitches: 11, IPIs: 12, Handoffs: 13, SyncRAMBytes: 80, Counter: 2000, Expected: 2001,
 		KernelLockSpinUS: 21, ObjectLockSpinUS: 22, EnergyMJ: 23,
+		FastForward: sim.FastForwardStats{Time: 310 * sim.Millisecond},
 	}
 	for _, c := range BlameCauses {
 		// The worst interrupt (index 1) has 100+cause for each cause.
@@ -40,6 +42,9 @@ func TestCSRunResultMapsEveryField(t *testing.T) {
 		if got.Metrics[k] != v {
 			t.Errorf("%s = %g, want %g", k, got.Metrics[k], v)
 		}
+	}
+	if got.Skipped != 0.25 { // 310 of 1240 ms skipped
+		t.Errorf("skipped share %g, want 0.25", got.Skipped)
 	}
 	if s := got.Samples["irq_latency_us"]; len(s) != 3 || s[1] != 15 {
 		t.Errorf("irq_latency_us samples %v", s)

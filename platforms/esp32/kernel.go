@@ -123,8 +123,7 @@ func (k *Kernel) isr(p *sim.Proc, c int, irq sim.IRQ) {
 		case IRQTick:
 			b.mark(now, entered, BlameTick)
 		case IRQPeripheral:
-			lat := p.Core().IRQLatency(irq)
-			b.attribute(now-lat[len(lat)-1], entered, now)
+			b.attribute(now-p.Core().IRQLatency(irq).Last(), entered, now)
 			b.mark(now, entered, BlamePeripheral)
 		}
 	}

@@ -33,8 +33,13 @@ const (
 	KeyAsserts          = "idf_asserts"
 )
 
-// calib is the calibration sheet every ASSUME below refers to.
-const calib = "../shared/calibration.md (ESP32 section)"
+// Sources several parameters cite: ESP-IDF's performance limits (pass/fail
+// bounds of its own test suite) and the tests that check them.
+const (
+	idfPerfHeader = "espressif/esp-idf components/idf_test/include/idf_performance.h"
+	idfISRTest    = "components/freertos/test_apps/freertos/performance/test_isr_latency.c"
+	idfSchedTest  = "components/freertos/test_apps/freertos/performance/test_freertos_scheduling_time.c"
+)
 
 // Params returns the platform parameters with their defaults, provenance and
 // ranges. Callers own the returned slice.
@@ -47,46 +52,46 @@ func Params() platforms.Params {
 			Source: "esp-idf components/freertos/Kconfig CONFIG_FREERTOS_HZ (default 100; test apps use 1000)",
 			Doc:    "FreeRTOS tick rate; each core has its own tick interrupt (CCOMPARE0, level 1)"},
 		{Key: KeySRAMLatency, Value: 1, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 0, Max: 20, Low: 1, High: 4,
-			Source: calib + ": internal SRAM access ~1 cycle; no data cache in front of it (XCHAL_DCACHE_SIZE 0, core-isa.h)",
+			Source: "espressif/esp-idf components/xtensa/esp32/include/xtensa/config/core-isa.h: XCHAL_DCACHE_SIZE 0, no data cache in front of internal SRAM; ~1 cycle per access assumed (not published)",
 			Doc:    "latency of one load or store to internal SRAM"},
 		{Key: KeySRAMOccupancy, Value: 1, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 0, Max: 20, Low: 1, High: 2,
-			Source: calib + ": both cores share the SRAM bus; arbitration cost not published",
+			Source: "ESP32 Technical Reference Manual (Espressif, v5.x), System and Memory: both cores reach internal SRAM over a shared bus; arbitration cost not published",
 			Doc:    "time one access holds the shared SRAM port (an S32C1I holds it twice)"},
 		{Key: KeyPSRAMLatency, Value: 900, Unit: "ns", Prov: platforms.DERIVED, Min: 100, Max: 5000,
-			Source: calib + ": a PSRAM cache-line miss ~0.9 us (DERIVED from the 40/80 MHz quad SPI line fill)",
+			Source: "DERIVED: one cache-line fill from external PSRAM over quad SPI at 80 MHz (ESP32 Datasheet, Espressif): command, address, wait and data clocks, ~0.9 us",
 			Doc:    "time to fill a 32-byte cache line from external SPI RAM"},
 		{Key: KeySpinLoop, Value: 10, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 2, Max: 200, Low: 6, High: 30,
 			Source: "esp-idf esp_hw_support/include/spinlock.h: retry loop of compare_and_set (WSR SCOMPARE1; S32C1I), no backoff; loop length not published",
 			Doc:    "period of one retry of the portMUX acquire loop"},
 		{Key: KeySpinlockPair, Value: 120, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 1000, Low: 60, High: 215,
-			Source: calib + ": portMUX enter+exit uncontended < 215 cycles dual-core (BOUND, idf_test/include/idf_performance.h); suggested 120",
+			Source: idfPerfHeader + " IDF_PERFORMANCE_MAX_FREERTOS_SPINLOCK_CYCLES_PER_OP: portMUX enter+exit uncontended < 215 cycles dual-core (BOUND, components/freertos/test_apps/freertos/port/test_spinlocks.c); ~120 assumed",
 			Doc:    "instructions of portENTER_CRITICAL + portEXIT_CRITICAL besides their lock-word accesses (RSIL, core id, nesting counts)"},
 		{Key: KeyIRQEntry, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 2000, Low: 70, High: 290,
-			Source: calib + ": ISR entry < 290 cycles (BOUND, test_isr_latency.c)",
+			Source: idfPerfHeader + " IDF_PERFORMANCE_MAX_ISR_ENTER_CYCLES: ISR entry < 290 cycles (BOUND, " + idfISRTest + ")",
 			Doc:    "from interrupt assertion to the first instruction of the C handler (window spill, dispatch table)"},
 		{Key: KeyIRQExit, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 2000, Low: 70, High: 565,
-			Source: calib + ": ISR exit through xSemaphoreGiveFromISR to task resume < 565 cycles (BOUND, test_isr_latency.c)",
+			Source: idfPerfHeader + " IDF_PERFORMANCE_MAX_ISR_EXIT_CYCLES: ISR exit through xSemaphoreGiveFromISR to task resume < 565 cycles (BOUND, " + idfISRTest + ")",
 			Doc:    "from the end of the C handler back to the interrupted code (without a context switch)"},
 		{Key: KeyCrosscoreTrigger, Value: 40, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 1000, Low: 20, High: 100,
 			Source: "esp-idf esp_system/crosscore_int.c esp_crosscore_int_send: a DPORT register write besides the reason update; cost not published",
 			Doc:    "instructions of esp_crosscore_int_send besides its reason-spinlock section"},
 		{Key: KeyCrosscoreLatency, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 0, Max: 2000, Low: 50, High: 300,
-			Source: calib + ": crosscore trigger to ISR entry ~300 cycles suggested, of which irq_entry_cycles is the entry",
+			Source: "espressif/esp-idf components/esp_system/crosscore_int.c: a DPORT register write raises the other core's FROM_CPU interrupt; delivery latency not published (~300 cycles to ISR entry assumed, of which irq_entry_cycles is the entry)",
 			Doc:    "from the DPORT write to the interrupt pending on the other core"},
 		{Key: KeyCrosscoreISR, Value: 60, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 1000, Low: 30, High: 150,
 			Source: "esp-idf esp_system/crosscore_int.c esp_crosscore_isr: clear the DPORT bit, read and clear the reason under reason_spinlock",
 			Doc:    "instructions of the crosscore ISR besides its reason-spinlock section"},
 		{Key: KeySwitchSelect, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 2000, Low: 80, High: 400,
-			Source: calib + ": same-core taskYIELD switch < 2000 cycles (BOUND, test_freertos_scheduling_time.c); suggested total 1200",
+			Source: idfPerfHeader + " IDF_PERFORMANCE_MAX_SCHEDULING_TIME: same-core taskYIELD switch < 2000 cycles (BOUND, " + idfSchedTest + "); ~1200 cycles in all assumed",
 			Doc:    "vTaskSwitchContext's task selection, run under xKernelLock"},
 		{Key: KeySwitchSave, Value: 1000, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 5000, Low: 400, High: 1700,
-			Source: calib + ": same-core taskYIELD switch < 2000 cycles (BOUND); suggested context switch 1200 including selection",
+			Source: idfPerfHeader + " IDF_PERFORMANCE_MAX_SCHEDULING_TIME: same-core taskYIELD switch < 2000 cycles (BOUND, " + idfSchedTest + "); ~1200 cycles with the selection assumed",
 			Doc:    "saving one task's context (register windows spill) and restoring the next's"},
 		{Key: KeyTakeBody, Value: 160, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 2000, Low: 80, High: 400,
-			Source: calib + ": uncontended semaphore take ~400 cycles suggested, minus the spinlock pair and the modelled SRAM accesses",
+			Source: "espressif/esp-idf components/freertos/FreeRTOS-Kernel/queue.c xQueueSemaphoreTake: ~400 cycles uncontended assumed (not published), minus the spinlock pair and the modelled SRAM accesses",
 			Doc:    "instructions of xQueueSemaphoreTake's fast path besides its critical sections and object accesses"},
 		{Key: KeyGiveBody, Value: 160, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 2000, Low: 80, High: 400,
-			Source: calib + ": uncontended semaphore give ~400 cycles suggested, minus the spinlock pair and the modelled SRAM accesses",
+			Source: "espressif/esp-idf components/freertos/FreeRTOS-Kernel/queue.c xQueueGenericSend: ~400 cycles uncontended assumed (not published), minus the spinlock pair and the modelled SRAM accesses",
 			Doc:    "instructions of xQueueGenericSend's fast path besides its critical sections and object accesses"},
 		{Key: KeyBlockBody, Value: 200, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 2000, Low: 100, High: 500,
 			Source: "tasks.c vTaskPlaceOnEventList + prvAddCurrentTaskToDelayedList and xTaskRemoveFromEventList: list insertions; not published",

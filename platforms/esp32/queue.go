@@ -22,7 +22,7 @@ var kindNames = [...]string{"mutex", "recursive mutex", "binary semaphore", "cou
 func (k SemKind) String() string { return kindNames[k] }
 
 // QueueBytes is sizeof(StaticQueue_t) with IDF v5 defaults: 80 bytes, the
-// portMUX xQueueLock included (DERIVED in ../shared/calibration.md).
+// portMUX xQueueLock included (DERIVED: IDF's default StaticQueue_t layout).
 const QueueBytes = 80
 
 // Semaphore is a FreeRTOS semaphore or mutex: a Queue_t with item size 0 whose

@@ -1,13 +1,21 @@
 // Package linux models the parts of Linux 5.10 (arm64) that spinlock
 // behaviour emerges from: the per-CPU scheduler tick (HZ, NO_HZ_IDLE),
-// cpuidle, interrupt dispatch, and the spinlock algorithms themselves
-// (qspinlock, the arm32 ticket lock, TAS/TTAS baselines) written against
-// sim's memory, exclusive monitors and event registers, with pluggable wait
-// policies (WFE, the faulty WFI, cpu_relax, adaptive, tiered).
+// cpuidle and the idle time the OS reports, interrupt dispatch, and the
+// spinlock algorithms themselves (qspinlock, the arm32 ticket lock and
+// arm64's pre-4.19 one, TAS/TTAS baselines) written against sim's memory,
+// exclusive monitors and event registers, with pluggable wait policies
+// (WFE, the faulty WFI, cpu_relax, adaptive, tiered, and WFET as a what-if).
+//
+// Tiered waiters that reach schedule() sleep until a lock-code write to the
+// word they wait on wakes them (wait_var_event / wake_up_var). Every lock
+// keeps CONFIG_DEBUG_SPINLOCK-style owner bookkeeping: a CPU taking a lock
+// its interrupted context holds or queues for ends the run in a
+// sim.DeadlockError. SetLoseSEV models the article's faulty SEV.
 package linux
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"synclab/sim"
 )
@@ -56,6 +64,10 @@ type CPU struct {
 	wake *sim.Timer // the hrtimer that ends a timed sleep
 	// tickStopped: NO_HZ_IDLE stopped the tick while the CPU idles.
 	tickStopped bool
+	// tickSeen is the tick timer's next firing as of the last tick run:
+	// a timer interrupt finding the tick timer still there is the hrtimer
+	// that ends a sleep, not a tick.
+	tickSeen sim.Time
 	// hardirq counts nested interrupt handlers (in_irq()).
 	hardirq int
 	// woken is set by the reschedule IPI that ends a schedule() wait.
@@ -65,6 +77,13 @@ type CPU struct {
 	qcount int
 	// Ticks counts tick handlers run.
 	Ticks int
+	// Idle is the time the CPU spent in the idle loop (the idle task):
+	// what the OS reports as idle. Waiting for a spinlock, in any wait
+	// mode, is not idle.
+	Idle sim.Time
+	// Schedules counts the times a task called schedule() to sleep until
+	// woken (the tiered policy's last tier).
+	Schedules int
 	// Contentions counts spinlock acquisitions by this CPU that found the
 	// lock taken and entered the slow path (what CONFIG_LOCK_STAT reports
 	// as contentions), in any context.
@@ -86,6 +105,14 @@ type Kernel struct {
 	// Count, when non-nil, is called for every access the lock code makes
 	// (tests measure which lines each waiter touches).
 	Count func(cpu int, a sim.Addr)
+
+	// sleepers are the tasks in schedule() until a lock-code write to the
+	// word they wait on (wait_var_event / wake_up_var).
+	sleepers []sleeper
+	// loseSEV is the probability that an SEV instruction's event is lost
+	// (SetLoseSEV); sevRand draws it.
+	loseSEV float64
+	sevRand *rand.Rand
 }
 
 // New boots the kernel on cores, with memory [base, base+size) of mem for
@@ -107,7 +134,7 @@ func New(e *sim.Engine, cores []*sim.Core, mem *sim.Memory, base sim.Addr, size 
 	for i, c := range cores {
 		cpu := &CPU{ID: i, Core: c, tick: c.NewTimer(IRQTimer), wake: c.NewTimer(IRQTimer)}
 		k.CPUs = append(k.CPUs, cpu)
-		if err := cpu.tick.Periodic(cfg.TickPeriod(), cfg.TickPeriod()); err != nil {
+		if err := cpu.startTick(cfg.TickPeriod(), cfg.TickPeriod()); err != nil {
 			return nil, err
 		}
 		c.SetHandler(k.dispatch)
@@ -171,13 +198,27 @@ func (k *Kernel) dispatch(p *sim.Proc, irq sim.IRQ) {
 	cpu.hardirq--
 }
 
-// timerInterrupt runs the tick's work unless NO_HZ stopped the tick (then
-// the interrupt is the hrtimer that ends a sleep, and does nothing more here).
+// startTick programs the periodic tick, first at first.
+func (cpu *CPU) startTick(period, first sim.Time) error {
+	if err := cpu.tick.Periodic(period, first); err != nil {
+		return err
+	}
+	cpu.tickSeen = first
+	return nil
+}
+
+// timerInterrupt is hrtimer_interrupt: it runs the tick's work when the tick
+// timer fired (tick_sched_timer), and nothing more here when only the
+// hrtimer that ends a sleep did, or when NO_HZ stopped the tick.
 func (k *Kernel) timerInterrupt(p *sim.Proc, _ sim.IRQ) {
 	cpu := k.cpu(p)
 	if cpu.tickStopped {
 		return
 	}
+	if next, _ := cpu.tick.Next(); next == cpu.tickSeen {
+		return // the tick is not due: the sleep's hrtimer fired
+	}
+	cpu.tickSeen, _ = cpu.tick.Next()
 	cpu.Ticks++
 	p.Delay(k.Cfg.TickWork)
 }
@@ -204,6 +245,8 @@ func (k *Kernel) Sleep(p *sim.Proc, d sim.Time) {
 // when the task may run; next is the next timer event (0: none known).
 func (k *Kernel) idle(p *sim.Proc, done func() bool, next sim.Time) {
 	cpu := k.cpu(p)
+	start := p.Now()
+	defer func() { cpu.Idle += p.Now() - start }()
 	period := k.Cfg.TickPeriod()
 	if k.Cfg.NoHZIdle {
 		cpu.tick.Stop()
@@ -233,7 +276,7 @@ func (k *Kernel) idle(p *sim.Proc, done func() bool, next sim.Time) {
 	if cpu.tickStopped {
 		cpu.tickStopped = false
 		now := p.Now()
-		_ = cpu.tick.Periodic(period, (now/period+1)*period)
+		_ = cpu.startTick(period, (now/period+1)*period)
 	}
 }
 
@@ -241,6 +284,7 @@ func (k *Kernel) idle(p *sim.Proc, done func() bool, next sim.Time) {
 // queue: the CPU idles until a reschedule IPI marks it woken.
 func (k *Kernel) blockUntilWoken(p *sim.Proc, what string) {
 	cpu := k.cpu(p)
+	cpu.Schedules++
 	p.Delay(k.Cfg.SwitchWork) // switch out
 	p.SetWaiting(what, false)
 	k.idle(p, func() bool { return cpu.woken }, 0)
@@ -253,4 +297,13 @@ func (k *Kernel) blockUntilWoken(p *sim.Proc, what string) {
 // (try_to_wake_up -> smp_send_reschedule).
 func (k *Kernel) wakeUp(p *sim.Proc, target *CPU) {
 	p.SendIPI(target.Core, IPIResched, k.Cfg.IPILatency)
+}
+
+// context names what p runs: the task, or an interrupt handler that
+// interrupted it (handlers run on the interrupted task's coroutine).
+func (k *Kernel) context(p *sim.Proc) string {
+	if k.InIRQ(p) {
+		return "the interrupt handler interrupting " + p.Name
+	}
+	return p.Name
 }

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"fmt"
+	"slices"
 
 	"synclab/sim"
 )
@@ -19,14 +20,15 @@ type Flavour string
 
 // Spinlock algorithms.
 const (
-	QSpinlock Flavour = "qspinlock" // arm64 since v4.19 (commit c11090474d70)
-	Ticket    Flavour = "ticket"    // arm32 (and arm64 before v4.19)
-	TAS       Flavour = "tas"       // test-and-set baseline
-	TTAS      Flavour = "ttas"      // test-and-test-and-set baseline
+	QSpinlock   Flavour = "qspinlock"    // arm64 since v4.19 (commit c11090474d70)
+	Ticket      Flavour = "ticket"       // arm32: plain WFE, SEV on unlock
+	TAS         Flavour = "tas"          // test-and-set baseline
+	TTAS        Flavour = "ttas"         // test-and-test-and-set baseline
+	TicketArm64 Flavour = "ticket-arm64" // arm64 before v4.19: LDAXRH arms the monitor, unlock sends no SEV
 )
 
 // Flavours lists every algorithm.
-var Flavours = []Flavour{QSpinlock, Ticket, TAS, TTAS}
+var Flavours = []Flavour{QSpinlock, Ticket, TAS, TTAS, TicketArm64}
 
 // NewSpinlock allocates a lock of flavour f on its own cache line with the
 // wait policy w.
@@ -34,32 +36,88 @@ func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
+	if !slices.Contains(Flavours, f) {
+		return nil, fmt.Errorf("spinlock flavour %q unknown; known: %v", f, Flavours)
+	}
 	a, err := k.Alloc(8)
 	if err != nil {
 		return nil, err
 	}
-	base := lockBase{k: k, word: a, w: w, wq: &waitQueue{k: k}}
+	base := lockBase{k: k, word: a, w: w}
+	var l Spinlock
 	switch f {
 	case QSpinlock:
-		return &qspinlock{base}, nil
+		l = &qspinlock{base}
 	case Ticket:
-		return &ticketLock{base}, nil
+		l = &ticketLock{lockBase: base}
+	case TicketArm64:
+		l = &ticketLock{lockBase: base, arm64: true}
 	case TAS:
-		return &tasLock{base}, nil
+		l = &tasLock{base}
 	case TTAS:
-		return &ttasLock{tasLock{base}}, nil
+		l = &ttasLock{tasLock{base}}
 	}
-	return nil, fmt.Errorf("spinlock flavour %q unknown; known: %v", f, Flavours)
+	fair := f == QSpinlock || f == Ticket || f == TicketArm64
+	return &ownedLock{Spinlock: l, k: k, fair: fair, queued: map[*CPU]string{}}, nil
 }
 
 type lockBase struct {
 	k    *Kernel
 	word sim.Addr
 	w    Wait
-	wq   *waitQueue
 }
 
 func (l *lockBase) Word() sim.Addr { return l.word }
+
+// ownedLock keeps CONFIG_DEBUG_SPINLOCK's owner bookkeeping around a lock,
+// and which CPUs' contexts queue on a fair lock (in Go, outside the modelled
+// memory, so it costs no simulated time). A CPU that tries to take a lock it
+// already holds can never get it, nor can an interrupt handler that queues
+// on a fair lock (qspinlock, ticket) behind the context it interrupted: the
+// lock is served to that context first, which cannot run on until the
+// handler returns. The kernel reports the first as "BUG: spinlock cpu
+// recursion" with the debug option (lockdep flags both); without it the
+// CPU spins until the hard-lockup watchdog fires. It is why a lock an
+// interrupt handler takes must be taken with spin_lock_irqsave. The run
+// ends there with a sim.DeadlockError naming the waiter and the context
+// ahead of it.
+type ownedLock struct {
+	Spinlock
+	k      *Kernel
+	fair   bool
+	owner  *CPU
+	holder string
+	queued map[*CPU]string // fair locks: the context of each CPU waiting
+}
+
+// Lock takes the lock, or ends the run if this CPU's interrupted context
+// holds it or, on a fair lock, waits for it.
+func (l *ownedLock) Lock(p *sim.Proc) {
+	cpu := l.k.cpu(p)
+	ahead := ""
+	switch {
+	case l.owner == cpu:
+		ahead = "held by " + l.holder
+	case l.queued[cpu] != "":
+		ahead = "queued for by " + l.queued[cpu] + " (a fair lock serves it first)"
+	}
+	if ahead != "" {
+		p.Fail(&sim.DeadlockError{At: p.Now(), Waiters: []sim.Waiter{{Proc: l.k.context(p), Core: cpu.ID,
+			On: fmt.Sprintf("spinlock %#x, %s on the same CPU, which cannot run on until the waiter returns (a lock an interrupt handler takes needs spin_lock_irqsave)", uint64(l.Word()), ahead)}}})
+	}
+	if l.fair {
+		l.queued[cpu] = l.k.context(p)
+	}
+	l.Spinlock.Lock(p)
+	delete(l.queued, cpu)
+	l.owner, l.holder = cpu, l.k.context(p)
+}
+
+// Unlock releases the lock.
+func (l *ownedLock) Unlock(p *sim.Proc) {
+	l.owner = nil
+	l.Spinlock.Unlock(p)
+}
 
 // SpinLockIRQSave is spin_lock_irqsave: interrupts are masked before the
 // lock is taken (so a handler on this CPU cannot deadlock on it) and stay
@@ -125,11 +183,11 @@ func (l *qspinlock) Lock(p *sim.Proc) {
 // SEV: the store clears the waiters' exclusive monitors, which wakes them.
 func (l *qspinlock) Unlock(p *sim.Proc) {
 	l.k.add(p, l.word, ^uint64(0)) // locked byte 1 -> 0
-	l.k.release(p, &l.w, l.wq)
+	l.k.release(p, &l.w)
 }
 
 func (l *qspinlock) cond(p *sim.Proc, a sim.Addr, c func(uint64) bool) uint64 {
-	return l.k.condLoad(p, &l.w, a, true, l.wq, c)
+	return l.k.condLoad(p, &l.w, a, true, c)
 }
 
 // slowpath is queued_spin_lock_slowpath.
@@ -220,13 +278,22 @@ func (l *qspinlock) queue(p *sim.Proc) {
 	k.store(p, sim.Addr(next)+8, 1)
 }
 
-// ---- arm32 ticket lock (arch/arm/include/asm/spinlock.h) ----
+// ---- ticket lock: arm32 (arch/arm/include/asm/spinlock.h) and arm64
+// before v4.19 (arch/arm64/include/asm/spinlock.h, v4.18) ----
 
-// Lock word: owner in bits 0-31, next in bits 32-63 (arm32 uses 16-bit
+// Lock word: owner in bits 0-31, next in bits 32-63 (the kernel uses 16-bit
 // halves; 32 keeps the sim free of wrap-around for any run length).
 const ticketNext = 1 << 32
 
-type ticketLock struct{ lockBase }
+// ticketLock is the ticket lock. arm32 waits in a plain WFE, which only an
+// SEV (or an interrupt, or the event stream) ends, so its unlock sends one;
+// arm64's waited with LDAXRH + WFE (sevl; 2: wfe; ldaxrh; eor; cbnz 2b),
+// so the unlock's store (STLRH) clears the waiters' monitors and no SEV is
+// needed.
+type ticketLock struct {
+	lockBase
+	arm64 bool
+}
 
 // Lock takes a ticket (ldrex/add/strex) and waits with wfe until the owner
 // field reaches it.
@@ -239,21 +306,24 @@ func (l *ticketLock) Lock(p *sim.Proc) {
 	}
 	k.contended(p)
 	// while (lockval.tickets.next != lockval.tickets.owner) { wfe(); owner = READ_ONCE(...) }
-	k.condLoad(p, &l.w, l.word, false, l.wq, func(v uint64) bool { return uint32(v) == uint32(mine) })
+	k.condLoad(p, &l.w, l.word, l.arm64, func(v uint64) bool { return uint32(v) == uint32(mine) })
 }
 
-// Unlock is smp_mb(); owner++; dsb_sev(): arm32 waiters sleep in a plain WFE
-// that only an SEV (or an interrupt / the event stream) ends.
+// Unlock is owner++ then, on arm32, dsb_sev(); arm64's is the store alone.
 func (l *ticketLock) Unlock(p *sim.Proc) {
 	l.k.add(p, l.word, 1)
+	if l.arm64 {
+		l.k.release(p, &l.w)
+		return
+	}
 	l.sevRelease(p)
 }
 
 // sevRelease ends an unlock whose waiters sleep in a plain WFE: dsb(ishst);
 // sev(), then the policy's release work.
 func (l *lockBase) sevRelease(p *sim.Proc) {
-	p.SEV()
-	l.k.release(p, &l.w, l.wq)
+	l.k.sev(p)
+	l.k.release(p, &l.w)
 }
 
 // ---- test-and-set and test-and-test-and-set baselines ----
@@ -290,5 +360,5 @@ type ttasLock struct{ tasLock }
 // Lock reads until the lock looks free, then tries the atomic.
 func (l *ttasLock) Lock(p *sim.Proc) {
 	l.retry(p, func() bool { return l.k.llsc(p, l.word, func(v uint64) (uint64, bool) { return 1, v == 0 }) == 0 },
-		func(int) { l.k.condLoad(p, &l.w, l.word, true, l.wq, func(v uint64) bool { return v == 0 }) })
+		func(int) { l.k.condLoad(p, &l.w, l.word, true, func(v uint64) bool { return v == 0 }) })
 }

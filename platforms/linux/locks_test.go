@@ -1,15 +1,18 @@
 package linux_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"synclab/platforms/linux"
 	"synclab/sim"
 )
 
-var modes = []linux.Mode{linux.WFE, linux.WFI, linux.Relax, linux.Adaptive, linux.Tiered}
+var modes = []linux.Mode{linux.WFE, linux.WFI, linux.Relax, linux.Adaptive, linux.Tiered, linux.WFET}
 
 // Every flavour under every wait policy keeps mutual exclusion on six CPUs
 // in two clusters at full load, with a device interrupt on cpu0 whose
@@ -25,14 +28,6 @@ func TestMutualExclusion(t *testing.T) {
 	for _, f := range linux.Flavours {
 		for _, m := range modes {
 			t.Run(fmt.Sprintf("%s/%s", f, m), func(t *testing.T) {
-				if f == linux.Ticket && m == linux.Tiered {
-					// Known model bug (reported): the unlocker wakes the
-					// first task of the wait queue, which need not hold the
-					// next ticket; a woken task whose turn it is not queues
-					// again at the tail, and with four or more CPUs the task
-					// whose turn it is stays in schedule() for good.
-					t.Skip("known model bug: ticket lock with schedule() loses the wake-up of the next ticket holder")
-				}
 				for seed := uint64(1); seed <= 2; seed++ {
 					if most, ops, got, contended := contend(t, f, m, seed); most != 1 || got != uint64(ops) || contended == 0 {
 						t.Errorf("seed %d: max holders %d, counter %d of %d increments, %d contended; want 1, all, > 0",
@@ -344,5 +339,96 @@ func TestMCSQueuedWaitersCauseNoLockLineTraffic(t *testing.T) {
 	// Ticket: 3 more waiters each re-read the line after every release.
 	if t6 < t3+2.5 {
 		t.Errorf("ticket lock-line misses per acquisition %.2f (3 cpus) -> %.2f (6 cpus); want about 3 more (waiters re-read per release)", t3, t6)
+	}
+}
+
+// A lock an interrupt handler takes must be taken with spin_lock_irqsave
+// (the article's 4.1). With plain spin_lock the handler interrupts the
+// holder on its own CPU and waits for a lock that CPU can never release:
+// the run ends in a sim.DeadlockError naming the handler, the lock and the
+// holder. With spin_lock_irqsave the interrupt waits until the unlock, and
+// the run completes. cpu0 holds the lock 150 us of every 200 us; a periodic
+// device on cpu0 fires every 100 us and takes the same lock.
+// Kills: ownedLock not recording the owner, or checking another CPU's.
+func TestIRQSaveRequiredInInterruptContext(t *testing.T) {
+	for _, irqsave := range []bool{true, false} {
+		t.Run(fmt.Sprint("irqsave=", irqsave), func(t *testing.T) {
+			r := newRig(t, 2, 1, nil)
+			l := r.lock(t, linux.QSpinlock, linux.WFE)
+			handled := 0
+			if _, err := r.k.Device("dev", 0, linux.IRQDevice, 100*sim.Microsecond, false, func(p *sim.Proc, _ sim.IRQ) {
+				flags := linux.SpinLockIRQSave(p, l)
+				handled++
+				linux.SpinUnlockIRQRestore(p, l, flags)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			r.e.Spawn(r.cores[0], "holder", func(p *sim.Proc) {
+				for range 10 {
+					flags := lockIRQ(p, l, irqsave)
+					p.Delay(150 * sim.Microsecond)
+					unlockIRQ(p, l, flags)
+					p.Delay(50 * sim.Microsecond)
+				}
+			})
+			err := r.e.Run(context.Background())
+			var dl *sim.DeadlockError
+			if irqsave {
+				if err != nil || handled == 0 {
+					t.Fatalf("with irqsave: error %v, %d interrupts handled; want none, > 0", err, handled)
+				}
+				return
+			}
+			if !errors.As(err, &dl) || len(dl.Waiters) != 1 || dl.Waiters[0].Core != 0 ||
+				dl.Waiters[0].Proc != "the interrupt handler interrupting holder" || !strings.Contains(dl.Waiters[0].On, "held by holder on the same CPU") {
+				t.Fatalf("without irqsave: error %v; want a deadlock of cpu0's handler on the lock held by holder", err)
+			}
+			if handled != 0 || dl.At < 100*sim.Microsecond || dl.At > 110*sim.Microsecond {
+				t.Errorf("deadlock at %v after %d interrupts handled; want at the first interrupt (100 us), none handled", dl.At, handled)
+			}
+		})
+	}
+}
+
+// A handler that interrupts a task waiting for a fair lock (qspinlock,
+// ticket) and takes the same lock queues behind it: the lock is served to
+// the task first, which cannot run until the handler returns. An unfair
+// test-and-set lock has no queue: the handler may take it first, and the
+// run completes. cpu1 holds the lock from 0 to 300 us; cpu0's task asks at
+// 50 us with plain spin_lock; cpu0's device fires at 100 us.
+// Kills: ownedLock not tracking queued contexts, or tracking them on
+// unfair locks.
+func TestHandlerQueuedBehindItsTaskDeadlocks(t *testing.T) {
+	for _, f := range linux.Flavours {
+		t.Run(string(f), func(t *testing.T) {
+			r := newRig(t, 2, 1, nil)
+			l := r.lock(t, f, linux.WFE)
+			if _, err := r.k.Device("dev", 0, linux.IRQDevice, 100*sim.Microsecond, false, func(p *sim.Proc, _ sim.IRQ) {
+				if p.Now() < 200*sim.Microsecond {
+					linux.SpinUnlockIRQRestore(p, l, linux.SpinLockIRQSave(p, l))
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			r.e.Spawn(r.cores[1], "holder", func(p *sim.Proc) {
+				flags := linux.SpinLockIRQSave(p, l)
+				p.Delay(300 * sim.Microsecond)
+				linux.SpinUnlockIRQRestore(p, l, flags)
+			})
+			r.e.Spawn(r.cores[0], "task", func(p *sim.Proc) {
+				p.Delay(50 * sim.Microsecond)
+				l.Lock(p)
+				l.Unlock(p)
+			})
+			err := r.e.Run(context.Background())
+			var dl *sim.DeadlockError
+			fair := f != linux.TAS && f != linux.TTAS
+			switch {
+			case fair && (!errors.As(err, &dl) || !strings.Contains(dl.Waiters[0].On, "queued for by task")):
+				t.Errorf("error %v; want a deadlock of cpu0's handler queued behind task", err)
+			case !fair && err != nil:
+				t.Errorf("error %v; want none (an unfair lock lets the handler in first)", err)
+			}
+		})
 	}
 }

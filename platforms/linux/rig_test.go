@@ -95,8 +95,11 @@ func (r rig) run(t *testing.T) {
 	}
 }
 
+// wfetTimeout is wait().Timeout: WFET's bound on each sleep.
+const wfetTimeout = 20 * sim.Microsecond
+
 func wait(m linux.Mode) linux.Wait {
-	return linux.Wait{Mode: m, RelaxCycles: relaxCycles, SpinLimit: 50, WFELimit: 3}
+	return linux.Wait{Mode: m, RelaxCycles: relaxCycles, SpinLimit: 50, WFELimit: 3, Timeout: wfetTimeout}
 }
 
 // lockIRQ takes l with interrupts masked (spin_lock_irqsave) when irqsave,

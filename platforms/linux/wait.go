@@ -2,6 +2,7 @@ package linux
 
 import (
 	"fmt"
+	"slices"
 
 	"synclab/sim"
 )
@@ -24,11 +25,17 @@ const (
 	// Adaptive: poll SpinLimit times, then WFE (the article's 4.2).
 	Adaptive
 	// Tiered: poll SpinLimit times, then WFE up to WFELimit wake-ups, then
-	// schedule() until the unlocker wakes the task (the article's 6).
+	// schedule() until a write to the lock word wakes the task (the
+	// article's 6). With interrupts masked or in a handler schedule() is
+	// illegal, so there the last tier stays WFE.
 	Tiered
+	// WFET: as WFE, but every sleep also ends after Timeout (ARMv8.7
+	// FEAT_WFxT; the article calls it ARMv8.1). The RK3399's cores
+	// (ARMv8.0) do not have it, and Linux 5.10 does not use it: a what-if.
+	WFET
 )
 
-var modeNames = [...]string{"wfe", "wfi", "relax", "adaptive", "tiered"}
+var modeNames = [...]string{"wfe", "wfi", "relax", "adaptive", "tiered", "wfet"}
 
 func (m Mode) String() string {
 	if m < 0 || int(m) >= len(modeNames) {
@@ -57,6 +64,8 @@ type Wait struct {
 	SpinLimit int
 	// WFELimit (Tiered) is the number of WFE wake-ups before schedule().
 	WFELimit int
+	// Timeout (WFET) bounds each sleep.
+	Timeout sim.Time
 	// RedundantSEV adds an SEV after every release: the workaround for a
 	// SoC that loses wake-up events (the article's 5).
 	RedundantSEV bool
@@ -65,8 +74,10 @@ type Wait struct {
 // Validate reports the first bad field, naming it and its value.
 func (w Wait) Validate() error {
 	switch {
-	case w.Mode < WFE || w.Mode > Tiered:
+	case w.Mode < WFE || w.Mode > WFET:
 		return fmt.Errorf("wait: Mode = %d unknown", int(w.Mode))
+	case w.Mode == WFET && w.Timeout <= 0:
+		return fmt.Errorf("wait: Timeout = %v must be > 0 for WFET", w.Timeout)
 	case w.RelaxCycles < 1:
 		return fmt.Errorf("wait: RelaxCycles = %d must be >= 1", w.RelaxCycles)
 	case w.SpinLimit < 0 || w.WFELimit < 0:
@@ -75,30 +86,33 @@ func (w Wait) Validate() error {
 	return nil
 }
 
-// waitQueue holds tasks that called schedule() in the tiered policy; the
-// unlocker wakes the first (a wake_q of one). Go state is safe: procs run
-// one at a time.
-type waitQueue struct {
-	k     *Kernel
-	tasks []*CPU
+// sleeper is a task in schedule() (the tiered policy's last tier) until a
+// write to addr: wait_var_event(addr, cond), with wake_up_var(addr) after
+// every lock-code write. Each woken task re-checks its own condition and
+// sleeps again if it does not hold (a ticket lock's waiters that do not
+// hold the next ticket), so no wake-up is lost whichever task a write
+// concerns. Go state is safe: procs run one at a time.
+type sleeper struct {
+	cpu  *CPU
+	addr sim.Addr
 }
 
-func (q *waitQueue) wakeOne(p *sim.Proc) {
-	if len(q.tasks) == 0 {
-		return
-	}
-	cpu := q.tasks[0]
-	q.tasks = q.tasks[1:]
-	q.k.wakeUp(p, cpu)
-}
-
-func (q *waitQueue) remove(cpu *CPU) {
-	for i, c := range q.tasks {
-		if c == cpu {
-			q.tasks = append(q.tasks[:i], q.tasks[i+1:]...)
-			return
+// wakeVar wakes every task sleeping on a (wake_up_var).
+func (k *Kernel) wakeVar(p *sim.Proc, a sim.Addr) {
+	kept := k.sleepers[:0]
+	for _, s := range k.sleepers {
+		if s.addr == a {
+			k.wakeUp(p, s.cpu)
+		} else {
+			kept = append(kept, s)
 		}
 	}
+	k.sleepers = kept
+}
+
+// unsleep takes cpu's task off the sleepers (finish_wait).
+func (k *Kernel) unsleep(cpu *CPU) {
+	k.sleepers = slices.DeleteFunc(k.sleepers, func(s sleeper) bool { return s.cpu == cpu })
 }
 
 // contended books one slow-path entry of the CPU p runs on.
@@ -114,14 +128,22 @@ func (k *Kernel) count(p *sim.Proc, a sim.Addr) {
 
 func (k *Kernel) load(p *sim.Proc, a sim.Addr) uint64 { k.count(p, a); return p.Load(a) }
 
-func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) { k.count(p, a); p.Store(a, v) }
+func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) {
+	k.count(p, a)
+	p.Store(a, v)
+	k.wakeVar(p, a)
+}
 
 // add is a sub-word store emulated on sim's 64-bit words: the kernel writes
 // one byte (lock->locked) or halfword (owner++) that no other CPU writes
 // concurrently, so adding the known difference atomically has the same
 // effect and the same coherence cost (the line taken exclusively) without
 // clobbering the neighbouring fields other CPUs update.
-func (k *Kernel) add(p *sim.Proc, a sim.Addr, d uint64) { k.count(p, a); p.FetchAdd(a, d) }
+func (k *Kernel) add(p *sim.Proc, a sim.Addr, d uint64) {
+	k.count(p, a)
+	p.FetchAdd(a, d)
+	k.wakeVar(p, a)
+}
 
 // ldxr is LDXR/LDAXR: a load that arms the exclusive monitor on a's line.
 func (k *Kernel) ldxr(p *sim.Proc, a sim.Addr) uint64 { k.count(p, a); return p.LoadExclusive(a) }
@@ -138,6 +160,7 @@ func (k *Kernel) llsc(p *sim.Proc, a sim.Addr, op func(old uint64) (uint64, bool
 			return old
 		}
 		if p.StoreExclusive(a, nv) {
+			k.wakeVar(p, a)
 			return old
 		}
 	}
@@ -152,8 +175,8 @@ func (k *Kernel) cmpxchg(p *sim.Proc, a sim.Addr, old, nv uint64) uint64 {
 // it returns the first value of *a for which cond holds. monitor says the
 // algorithm waits on the word itself (arm64 __cmpwait arms the exclusive
 // monitor, so the releasing store is the wake-up); without it WFE relies
-// on an SEV (arm32 wfe loops). wq, when non-nil, lets Tiered schedule().
-func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, wq *waitQueue, cond func(uint64) bool) uint64 {
+// on an SEV (arm32 wfe loops).
+func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, cond func(uint64) bool) uint64 {
 	if w.Mode == Relax {
 		k.count(p, a)
 		return p.SpinUntil(a, w.RelaxCycles, cond)
@@ -163,7 +186,7 @@ func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, wq *wa
 		if cond(v) {
 			return v
 		}
-		switch k.tier(p, w, iter, wq) {
+		switch k.tier(p, w, iter, true) {
 		case tierPoll:
 			p.Compute(w.RelaxCycles)
 		case tierSpin:
@@ -178,21 +201,21 @@ func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, wq *wa
 				p.SEVL()
 				p.WFE()
 				if k.ldxr(p, a) == v {
-					p.WFE()
+					k.wfe(p, w)
 				}
 			} else {
-				p.WFE()
+				k.wfe(p, w)
 			}
 		case tierWFI:
 			// Handled in tier: it has already slept.
 		case tierSchedule:
 			cpu := k.cpu(p)
-			wq.tasks = append(wq.tasks, cpu)
+			k.sleepers = append(k.sleepers, sleeper{cpu, a})
 			// prepare_to_wait, then re-check before sleeping: a
 			// release between the check above and the queueing would
 			// otherwise be missed.
 			if cond(k.load(p, a)) {
-				wq.remove(cpu)
+				k.unsleep(cpu)
 				continue
 			}
 			k.blockUntilWoken(p, fmt.Sprintf("schedule() waiting for lock word %#x", uint64(a)))
@@ -211,13 +234,14 @@ const (
 )
 
 // tier picks what iteration iter of a wait loop does, per policy (Relax
-// always polls; condLoad spins Relax waits in one SpinUntil instead). For WFI
+// always polls; condLoad spins Relax waits in one SpinUntil instead); sleep
+// says the loop may schedule() (it has a word to be woken on). For WFI
 // it sleeps right here (deliverable interrupts that woke it are taken
 // before WFI returns) and reports tierSpin when an interrupt is still
 // pending afterwards: one that is masked (irqsave, or a handler's own
 // level) stays pending, and WFI falls through at once while any interrupt
 // is pending, so every later iteration would be a busy poll.
-func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, wq *waitQueue) tier {
+func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, sleep bool) tier {
 	switch w.Mode {
 	case Relax:
 		return tierPoll
@@ -235,7 +259,7 @@ func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, wq *waitQueue) tier {
 		switch {
 		case iter < w.SpinLimit:
 			return tierPoll
-		case iter < w.SpinLimit+w.WFELimit, wq == nil, k.InIRQ(p), IRQsDisabled(p):
+		case iter < w.SpinLimit+w.WFELimit, !sleep, k.InIRQ(p), IRQsDisabled(p):
 			// schedule() from atomic context is a bug ("scheduling
 			// while atomic"): with interrupts masked or in a handler the
 			// last tier stays WFE.
@@ -250,20 +274,50 @@ func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, wq *waitQueue) tier {
 // pause is one wait step of a lock that retries an atomic rather than
 // reading first (test-and-set): the policy's pause between attempts.
 func (k *Kernel) pause(p *sim.Proc, w *Wait, iter int) {
-	switch k.tier(p, w, iter, nil) {
+	switch k.tier(p, w, iter, false) {
 	case tierPoll, tierSpin:
 		p.Compute(w.RelaxCycles)
 	case tierWFE:
-		p.WFE()
+		k.wfe(p, w)
 	}
 }
 
+// wfe is the wait loop's sleeping WFE: WFET with the policy's timeout under
+// WFET, plain WFE otherwise.
+func (k *Kernel) wfe(p *sim.Proc, w *Wait) {
+	if w.Mode == WFET {
+		p.WFET(p.Now() + w.Timeout)
+		return
+	}
+	p.WFE()
+}
+
 // release ends an unlock: the optional redundant SEV of the workaround.
-func (k *Kernel) release(p *sim.Proc, w *Wait, wq *waitQueue) {
+func (k *Kernel) release(p *sim.Proc, w *Wait) {
 	if w.RedundantSEV {
-		p.SEV()
+		k.sev(p)
 	}
-	if wq != nil {
-		wq.wakeOne(p)
+}
+
+// SetLoseSEV makes every SEV instruction lose its event with probability
+// prob (the article's 5: a SoC whose SEV lost wake-ups, drawn per SEV from
+// the run's own random stream). Exclusive-monitor events are not affected:
+// sim.Faults.LoseWake models a faulty event line, which loses both.
+func (k *Kernel) SetLoseSEV(prob float64) error {
+	if !(prob >= 0 && prob <= 1) {
+		return fmt.Errorf("linux: LoseSEV = %g must be in [0, 1]", prob)
 	}
+	k.loseSEV = prob
+	if prob > 0 && k.sevRand == nil {
+		k.sevRand = k.e.Stream("linux/lose-sev")
+	}
+	return nil
+}
+
+// sev is the SEV instruction, lost with probability SetLoseSEV.
+func (k *Kernel) sev(p *sim.Proc) {
+	if k.loseSEV > 0 && k.sevRand.Float64() < k.loseSEV {
+		return
+	}
+	p.SEV()
 }

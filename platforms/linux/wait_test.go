@@ -38,14 +38,20 @@ func TestWaiterWakes(t *testing.T) {
 		n := next(h.rel-handler, tick)
 		return n + tickWork, n + handler
 	}
+	streamTick := func(h handoff, _ sim.Time) (sim.Time, sim.Time) {
+		s := next(h.rel, eventStream)
+		return s, s + wakeCycles*cycle
+	}
 	noStream := func(s *generic.SoC, _ *linux.Config) { s.EventStream = 0 }
 	for _, tc := range []struct {
-		name    string
-		f       linux.Flavour
-		m       linux.Mode
-		irqsave bool
-		lose    float64 // sim.Faults.LoseWake
-		tweak   func(*generic.SoC, *linux.Config)
+		name      string
+		f         linux.Flavour
+		m         linux.Mode
+		irqsave   bool
+		lose      float64 // sim.Faults.LoseWake: SEVs and monitor events
+		loseSEV   float64 // Kernel.SetLoseSEV: SEVs only
+		tweak     func(*generic.SoC, *linux.Config)
+		redundant bool // Wait.RedundantSEV
 		// window is where the wake must fall, given the round and the
 		// tick period; nil: the waiter must never acquire.
 		window func(h handoff, tick sim.Time) (lo, hi sim.Time)
@@ -54,14 +60,32 @@ func TestWaiterWakes(t *testing.T) {
 		{name: "qspinlock WFE: the release clears the monitor", f: linux.QSpinlock, m: linux.WFE, irqsave: true, window: event,
 			kills: "__cmpwait not arming the monitor (the waiter sleeps to the next event-stream tick)"},
 		{name: "wake-ups lost: the event stream", f: linux.QSpinlock, m: linux.WFE, irqsave: true, lose: 1,
-			window: func(h handoff, _ sim.Time) (sim.Time, sim.Time) {
-				s := next(h.rel, eventStream)
-				return s, s + wakeCycles*cycle
-			}, kills: "generic.SoC.CoreConfig dropping EventStream, or another period"},
+			window: streamTick, kills: "generic.SoC.CoreConfig dropping EventStream, or another period"},
 		{name: "wake-ups lost, no event stream: never", f: linux.QSpinlock, m: linux.WFE, irqsave: true, lose: 1, tweak: noStream,
 			kills: "a masked tick waking WFE, or a lost event delivered"},
 		{name: "ticket: the unlocker's SEV", f: linux.Ticket, m: linux.WFE, irqsave: true, tweak: noStream, window: event,
 			kills: "ticketLock.Unlock without SEV (its plain WFE never wakes)"},
+		// The article's fault: the SEV is lost, the monitor works. arm64
+		// locks send no SEV, so it cannot touch them; the arm32 ticket
+		// lock's plain WFE then waits for the event stream, or forever.
+		{name: "SEV lost: ticket waits for the event stream", f: linux.Ticket, m: linux.WFE, irqsave: true, loseSEV: 1, window: streamTick,
+			kills: "an SEV delivered despite SetLoseSEV(1)"},
+		{name: "SEV lost, no event stream: ticket never", f: linux.Ticket, m: linux.WFE, irqsave: true, loseSEV: 1, tweak: noStream,
+			kills: "a lost SEV delivered, or a masked tick waking WFE"},
+		{name: "SEV lost: qspinlock unaffected (no SEV)", f: linux.QSpinlock, m: linux.WFE, irqsave: true, loseSEV: 1, tweak: noStream, window: event,
+			kills: "SetLoseSEV dropping monitor events"},
+		{name: "SEV lost: arm64 ticket unaffected (no SEV)", f: linux.TicketArm64, m: linux.WFE, irqsave: true, loseSEV: 1, tweak: noStream, window: event,
+			kills: "the arm64 ticket lock waiting without the monitor, or unlocking with an SEV"},
+		{name: "redundant SEV with every SEV lost: ticket still waits for the stream", f: linux.Ticket, m: linux.WFE, irqsave: true, loseSEV: 1,
+			redundant: true, window: streamTick, kills: "the redundant SEV escaping SetLoseSEV"},
+		// WFET bounds every sleep: with every wake-up lost and no event
+		// stream, the waiter sees the release at its next timeout.
+		{name: "WFET: the release clears the monitor", f: linux.QSpinlock, m: linux.WFET, irqsave: true, tweak: noStream, window: event,
+			kills: "WFET ignoring events"},
+		{name: "WFET, wake-ups lost, no event stream: the next timeout", f: linux.QSpinlock, m: linux.WFET, irqsave: true, lose: 1, tweak: noStream,
+			window: func(h handoff, _ sim.Time) (sim.Time, sim.Time) {
+				return h.rel, h.rel + wfetTimeout + wakeCycles*cycle
+			}, kills: "WFET without its timeout (the waiter never wakes)"},
 		{name: "test-and-set: the unlocker's SEV", f: linux.TAS, m: linux.WFE, irqsave: true, tweak: noStream, window: event,
 			kills: "tasLock.Unlock without SEV"},
 		// With NO_HZ_IDLE the waiter's tick restarts on the jiffy grid
@@ -90,7 +114,16 @@ func TestWaiterWakes(t *testing.T) {
 			if err := r.e.SetFaults(sim.Faults{LoseWake: tc.lose}); err != nil {
 				t.Fatal(err)
 			}
-			rounds, err := handoffRounds(r, r.lock(t, tc.f, tc.m), 20, tc.irqsave)
+			if err := r.k.SetLoseSEV(tc.loseSEV); err != nil {
+				t.Fatal(err)
+			}
+			w := wait(tc.m)
+			w.RedundantSEV = tc.redundant
+			l, err := r.k.NewSpinlock(tc.f, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rounds, err := handoffRounds(r, l, 20, tc.irqsave)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,6 +132,10 @@ func TestWaiterWakes(t *testing.T) {
 					t.Fatalf("acquired at %v (run stopped: %s); want never (kills: %s)", rounds[0].got, r.e.StopReason(), tc.kills)
 				}
 				return
+			}
+			// Only the tiered policy sleeps in schedule(), once a round.
+			if s := r.k.CPUs[1].Schedules; (tc.m == linux.Tiered) != (s >= len(rounds)) || tc.m != linux.Tiered && s != 0 {
+				t.Errorf("cpu1 called schedule() %d times in %d rounds under %v", s, len(rounds), tc.m)
 			}
 			tick := r.k.Cfg.TickPeriod()
 			for i, h := range rounds {

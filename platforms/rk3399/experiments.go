@@ -21,7 +21,7 @@ func Experiments() []platforms.Experiment {
 
 var waitMetrics = []platforms.Metric{
 	{Name: "avg_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "mean time from the first lock attempt to holding the lock, over all acquisitions (process and interrupt context). WFE: queueing behind holders plus one line transfer and the WFE wake; WFI: the time to the waiter's next interrupt, mostly its next scheduler tick (half a tick period on average), since a release never wakes WFI"},
-	{Name: "p99_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "99th percentile of the lock wait"},
+	{Name: "p99_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "99th percentile of the lock wait (type 7, as NumPy's default; from a log-bucketed histogram, within 0.4% of the exact sample's)"},
 	{Name: "max_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "longest lock wait (WFI: bounded by one tick period plus queueing)"},
 	{Name: "throughput_ops_s", Unit: "ops/s", Better: platforms.Higher, Doc: "critical sections per second: set by the offered load (threads x load / (cs + outside)) while waits are short; each thread is a closed loop, so long waits cut it"},
 	{Name: "power_mw", Unit: "mW", Better: platforms.Lower, Doc: "mean power of the used cores: P = C*V^2*f + leakage while executing, leakage only in WFE/WFI, none in CPU_SLEEP; WFI waiters sleep clock-gated, so waiting longer does not cost more here"},
@@ -37,17 +37,16 @@ var waitMetrics = []platforms.Metric{
 }
 
 func metrics(w Workload, r Result) map[string]float64 {
-	waits := Percentiles(r.Waits, 0.99, 1)
 	m := map[string]float64{
-		"avg_lock_wait_ms":     Mean(r.Waits).Millis(),
-		"p99_lock_wait_ms":     waits[0].Millis(),
-		"max_lock_wait_ms":     waits[1].Millis(),
+		"avg_lock_wait_ms":     r.Waits.Mean().Millis(),
+		"p99_lock_wait_ms":     p99(&r.Waits) / float64(sim.Millisecond),
+		"max_lock_wait_ms":     r.Waits.Max().Millis(),
 		"throughput_ops_s":     float64(r.Ops) / r.Elapsed.Seconds(),
 		"power_mw":             r.PowerMW,
 		"energy_mj":            r.EnergyMJ,
 		"stall_pct":            r.StallPct(w.Cores),
 		"contended_pct":        100 * float64(r.Contended) / float64(max(r.Ops, 1)),
-		"irq_max_wait_us":      Percentiles(r.IRQWaits, 1)[0].Micros(),
+		"irq_max_wait_us":      r.IRQWaits.Max().Micros(),
 		"counter":              float64(r.Counter),
 		"expected_counter":     float64(r.Ops),
 		"wakeups_event":        float64(r.Wakeups[sim.WakeEvent.String()]),
@@ -55,6 +54,14 @@ func metrics(w Workload, r Result) map[string]float64 {
 		"ticks":                float64(r.Ticks),
 	}
 	return m
+}
+
+// p99 is the 99th percentile of h in picoseconds, 0 when h is empty.
+func p99(h *sim.Histogram) float64 {
+	if h.Count() == 0 {
+		return 0
+	}
+	return h.Percentile(99)
 }
 
 func traceWindow(spec platforms.RunSpec, w *Workload) {
@@ -78,27 +85,33 @@ func runWait(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	return platforms.RunResult{Metrics: metrics(w, r), Trace: w.Trace}, nil
+	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace}, nil
 }
 
 func runSplit(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
-	w, err := SpinlockWait(spec.Params, linux.WFE)
+	mode := linux.WFE
+	if spec.Variant == "global-wfi" {
+		mode = linux.WFI
+	}
+	w, err := SpinlockWait(spec.Params, mode)
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
 	switch spec.Variant {
-	case "global":
+	case "global", "global-wfi":
 	case "percpu":
 		w.Split = true
+	case "percluster":
+		w.Split, w.PerCluster = true, true
 	default:
-		return platforms.RunResult{}, fmt.Errorf("per-cpu-split: variant %q unknown; known: global, percpu", spec.Variant)
+		return platforms.RunResult{}, fmt.Errorf("per-cpu-split: variant %q unknown; known: global-wfi, global, percluster, percpu", spec.Variant)
 	}
 	traceWindow(spec, &w)
 	r, err := w.Run(ctx, spec.Seed)
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	return platforms.RunResult{Metrics: metrics(w, r), Trace: w.Trace}, nil
+	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace}, nil
 }
 
 // scalingParams are the lock-scaling workload: every thread hammers one lock
@@ -117,7 +130,8 @@ func scalingParams() platforms.Params {
 		p := &ps[i]
 		switch p.Key {
 		case "load":
-			p.Value = 1
+			p.Value, p.Prov, p.Low, p.High = 1, platforms.CODE, 0, 0
+			p.Source = "lock-scaling's workload: every thread always busy (high contention)"
 		case "cs_us":
 			p.Value = 0.5
 		case "outside_us":
@@ -141,7 +155,7 @@ func scalingParams() platforms.Params {
 		}
 	}
 	ps = append(ps, platforms.Param{Key: "wait", Value: 0, Unit: "code", Prov: platforms.CODE, Source: "arch/arm64/include/asm/barrier.h smp_cond_load_acquire (5.10)",
-		Doc: "wait policy: 0 wfe, 1 wfi, 2 relax, 3 adaptive, 4 tiered", Choices: []float64{0, 1, 2, 3, 4}})
+		Doc: "wait policy: 0 wfe, 1 wfi, 2 relax, 3 adaptive, 4 tiered, 5 wfet", Choices: []float64{0, 1, 2, 3, 4, 5}})
 	return ps
 }
 
@@ -177,8 +191,8 @@ func runLockScaling(ctx context.Context, spec platforms.RunSpec) (platforms.RunR
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	m := metrics(w, r)
-	m["handoff_ns"] = r.Handoff().Nanos()
+	m := withOS(metrics(w, r), w, r)
+	m["handoff_ns"] = r.Handoffs.Mean().Nanos()
 	return platforms.RunResult{Metrics: m, Trace: w.Trace}, nil
 }
 
@@ -191,7 +205,10 @@ func spinlockWait() platforms.Experiment {
 			"store clears it; no SEV); wfi is the article's faulty loop with WFI, which no release wakes: the waiter sleeps until its next " +
 			"interrupt (its scheduler tick, all ticks aligned), and with interrupts masked a pending tick makes every later WFI fall through, " +
 			"so it then spins. relax, adaptive and tiered are the article's alternatives (tiered cannot schedule() with interrupts masked, " +
-			"so here it behaves as adaptive). What drives each metric: avg/p99/max_lock_wait_ms are queueing behind the holder (critical " +
+			"so under irqsave=1 it behaves as adaptive; irqsave=0 takes the lock with plain spin_lock, and then it sleeps in schedule() " +
+			"after wfe_limit WFE wake-ups, but a handler that takes the lock on the holder's CPU deadlocks: irq_mean_us=0 removes it); " +
+			"wfet bounds each WFE sleep by wfet_us (ARMv8.7 WFET, a what-if: the RK3399 lacks it). lose_sev loses SEV " +
+			"instructions (the article's faulty SoC), lose_wake every wake-up event. What drives each metric: avg/p99/max_lock_wait_ms are queueing behind the holder (critical " +
 			"sections of 10 us in threads, 5 us in the handler) plus the wake mechanism (wfe: one line transfer and the WFE wake after " +
 			"the release; wfi: the waiter's next tick, half a tick period on average, up to one period plus queueing; relax: the next poll); " +
 			"throughput_ops_s is the closed loop (threads x load / (cs + outside) while waits are short, cut by time lost waiting); " +
@@ -199,7 +216,8 @@ func spinlockWait() platforms.Experiment {
 			"none in cpu-sleep) weighted by the time each core spends in each state; stall_pct is lock-wait time over the cores' time; " +
 			"contended_pct is slow-path entries per acquisition (arrivals while the lock is held); counter is read back from sim memory " +
 			"after each critical section's load/compute/store and equals expected_counter only if mutual exclusion held; wakeups_* and " +
-			"ticks count what woke the waiters.",
+			"ticks count what woke the waiters; cpu_busy_pct is the CPU use the OS shows (waiting is busy, sleeping between operations " +
+			"is idle); schedules counts the tiered policy's schedule() calls.",
 		Platform: "rk3399",
 		Params:   AllParams(),
 		Variants: []platforms.Variant{
@@ -207,11 +225,12 @@ func spinlockWait() platforms.Experiment {
 			{Name: "wfi", Doc: "the article's fault: the same lock waiting in WFI, woken only by interrupts"},
 			{Name: "relax", Doc: "busy-wait with cpu_relax (no low-power wait)"},
 			{Name: "adaptive", Doc: "poll spin_limit times, then WFE (article 4.2)"},
-			{Name: "tiered", Doc: "poll, then WFE wfe_limit times, then schedule() (article 6); schedule() is illegal with interrupts masked, so stays in WFE"},
+			{Name: "tiered", Doc: "poll, then WFE wfe_limit times, then schedule() (article 6); schedule() is illegal with interrupts masked, so with irqsave=1 it stays in WFE"},
+			{Name: "wfet", Doc: "as wfe, each sleep also ended by a WFET timeout of wfet_us (ARMv8.7; not on the RK3399: a what-if)"},
 		},
 		Repeats: 3,
 		Seed:    4,
-		Metrics: waitMetrics,
+		Metrics: runMetrics(),
 		Run:     runWait,
 	}
 }
@@ -220,18 +239,22 @@ func perCPUSplit() platforms.Experiment {
 	return platforms.Experiment{
 		Name: "per-cpu-split",
 		Description: "The article's closing claim (5G baseband: a global lock split into per-CPU locks plus WFE cut the worst-case latency " +
-			"from 3.2 ms to 0.4 ms and saved 15% power) on the RK3399 model: variant global is rk3399-spinlock-wait's wfe; percpu gives " +
-			"each CPU its own lock and counter (the handler takes cpu0's). Worst-case wait falls to the handler-vs-thread contention " +
-			"on cpu0's lock only; power changes only through waiting time, since WFE waiters are clock-gated either way.",
+			"from 3.2 ms to 0.4 ms and saved 15% power) on the RK3399 model. The fix was both at once, so the baseline is global-wfi " +
+			"(rk3399-spinlock-wait's wfi: one lock, waiting with WFI); global is one lock with WFE (the WFE half of the fix alone); " +
+			"percluster gives each cluster (4 x A53, 2 x A72) one lock, the article's per-NUMA-node pools on a big.LITTLE SoC; percpu " +
+			"gives each CPU its own lock and counter (the handler takes cpu0's). Worst-case wait falls to the handler-vs-thread " +
+			"contention on cpu0's lock only; power changes only through waiting time, since WFE and WFI waiters are clock-gated.",
 		Platform: "rk3399",
 		Params:   AllParams(),
 		Variants: []platforms.Variant{
-			{Name: "global", Doc: "one lock shared by all CPUs and the handler"},
+			{Name: "global", Doc: "one lock shared by all CPUs and the handler, waiting with WFE"},
 			{Name: "percpu", Doc: "one lock per CPU (per-CPU data); no cross-CPU contention"},
+			{Name: "global-wfi", Doc: "the article's baseline: one lock, waiting with WFI"},
+			{Name: "percluster", Doc: "one lock per cluster (4 x A53, 2 x A72), waiting with WFE"},
 		},
 		Repeats: 3,
 		Seed:    5,
-		Metrics: waitMetrics,
+		Metrics: runMetrics(),
 		Run:     runSplit,
 	}
 }
@@ -264,7 +287,7 @@ func lockScaling() platforms.Experiment {
 		Sweep:   []platforms.Axis{{Param: "cores", Values: []float64{1, 2, 4, 8, 12, 16}}},
 		Repeats: 2,
 		Seed:    6,
-		Metrics: append([]platforms.Metric{{Name: "handoff_ns", Unit: "ns", Better: platforms.Lower, Doc: "release to next acquisition, when waiters were queued"}}, waitMetrics...),
+		Metrics: append([]platforms.Metric{{Name: "handoff_ns", Unit: "ns", Better: platforms.Lower, Doc: "release to next acquisition, when waiters were queued"}}, runMetrics()...),
 		Run:     runLockScaling,
 	}
 }
@@ -274,10 +297,10 @@ func lockScaling() platforms.Experiment {
 // "mixed interrupt/process-context contention"), so they are ASSUME with
 // wide plausible ranges; none is tuned to the article's numbers.
 func WorkloadParams() platforms.Params {
-	const art = "arm-spinlock-wfe-vs-wfi.zh.txt section 3"
 	return platforms.Params{
-		{Key: "load", Value: 0.7, Unit: "", Prov: platforms.MEAS, Source: art + " (负载达到70%)",
-			Doc: "share of time each thread is busy (work + critical section) when it never waits; it sleeps the rest", Min: 0.01, Max: 1},
+		{Key: "load", Value: 0.7, Unit: "", Prov: platforms.ASSUME, Low: 0.5, High: 0.9,
+			Source: "not given for the RK3399 test; 70% is the load of the article's incident on a 4 x Cortex-A72 system (" + ArticleARM + ", section 1: 负载达到70%)",
+			Doc:    "share of time each thread is busy (work + critical section) when it never waits; it sleeps the rest", Min: 0.01, Max: 1},
 		{Key: "cs_us", Value: 10, Unit: "us", Prov: platforms.ASSUME, Source: "not in the article",
 			Doc: "process-context critical section", Min: 0, Max: 10000, Low: 1, High: 100},
 		{Key: "outside_us", Value: 90, Unit: "us", Prov: platforms.ASSUME, Source: "not in the article",
@@ -288,25 +311,36 @@ func WorkloadParams() platforms.Params {
 			Doc: "critical section in the interrupt handler", Min: 0, Max: 1000, Low: 1, High: 50},
 		{Key: "irq_cpu", Value: 0, Unit: "cpu", Prov: platforms.CODE, Source: "kernel/irq/manage.c: SPIs default to the boot CPU's affinity without irqbalance",
 			Doc: "CPU the device interrupt is routed to", Integer: true, Min: 0, Max: 63},
-		{Key: "cores", Value: 6, Unit: "cores", Prov: platforms.MEAS, Source: art + " (RK3399: 2 x A72 + 4 x A53, all used)",
-			Doc: "CPUs running a contending thread (cpu0..n-1: A53s first, as Linux numbers them)", Integer: true, Min: 1, Max: 6},
+		{Key: "cores", Value: 6, Unit: "cores", Prov: platforms.ASSUME, Low: 2, High: 6,
+			Source: "the test ran on an RK3399 (2 x A72 + 4 x A53: " + ArticleARM + ", section 3), which does not say how many CPUs contended; all six assumed",
+			Doc:    "CPUs running a contending thread (cpu0..n-1: A53s first, as Linux numbers them)", Integer: true, Min: 1, Max: 6},
 		{Key: "duration_ms", Value: 1000, Unit: "ms", Prov: platforms.ASSUME, Source: "run length; long enough for ~250 ticks at HZ=250",
 			Doc: "simulated time threads keep starting operations", Min: 1, Max: 60000, Low: 500, High: 5000},
 		// lock indexes linux.Flavours.
 		{Key: "lock", Value: 0, Unit: "code", Prov: platforms.CODE, Source: "arch/arm64/Kconfig ARCH_USE_QUEUED_SPINLOCKS (5.10)",
-			Doc: "lock algorithm: 0 qspinlock (arm64 5.10), 1 ticket (arm32), 2 test-and-set, 3 test-and-test-and-set", Choices: []float64{0, 1, 2, 3}},
+			Doc: "lock algorithm: 0 qspinlock (arm64 5.10), 1 ticket (arm32: plain WFE, SEV on unlock), 2 test-and-set, 3 test-and-test-and-set, 4 ticket as arm64 had it before v4.19 (LDAXRH + WFE, no SEV)", Choices: []float64{0, 1, 2, 3, 4}},
 		{Key: "relax_cycles", Value: 20, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; ldr + cmp + b + yield",
 			Doc: "one poll iteration of a busy-wait (cpu_relax)", Integer: true, Min: 1, Max: 10000, Low: 5, High: 100},
 		{Key: "spin_limit", Value: 100, Unit: "polls", Prov: platforms.ASSUME, Source: "article 4.2/6 SPIN_THRESHOLD, value not given",
 			Doc: "adaptive and tiered: polls before WFE", Integer: true, Min: 0, Max: 1e6, Low: 10, High: 1000},
 		{Key: "wfe_limit", Value: 10, Unit: "wakeups", Prov: platforms.ASSUME, Source: "article 6 SLEEP_THRESHOLD, value not given",
 			Doc: "tiered: WFE wake-ups before schedule()", Integer: true, Min: 0, Max: 1e6, Low: 2, High: 100},
-		{Key: "lose_wake", Value: 0, Unit: "prob", Prov: platforms.ASSUME, Source: "article 5: a SoC whose SEV lost wake-ups (rate not given)",
-			Doc: "probability that each wake-up event (SEV or monitor clear) is lost on its way to a core", Min: 0, Max: 1, Low: 0, High: 0.5},
-		{Key: "redundant_sev", Value: 0, Unit: "bool", Prov: platforms.CODE, Source: "article 5 workaround (extra SEV after release)",
+		{Key: "lose_wake", Value: 0, Unit: "prob", Prov: platforms.ASSUME, Source: "not in the article (its fault is a lost SEV: lose_sev); a faulty event line, rate not given",
+			Doc: "probability that each wake-up event, an exclusive-monitor clear or an SEV, is lost on its way to a core (sim.Faults.LoseWake)", Min: 0, Max: 1, Low: 0, High: 0.5},
+		{Key: "lose_sev", Value: 0, Unit: "prob", Prov: platforms.ASSUME, Source: ArticleARM + ", section 5: a SoC whose SEV instruction lost wake-ups now and then (rate not given)",
+			Doc: "probability that an SEV instruction's event is lost (monitor clears are not: the arm64 locks, which send no SEV, do not notice)", Min: 0, Max: 1, Low: 0, High: 0.5},
+		{Key: "redundant_sev", Value: 0, Unit: "bool", Prov: platforms.CODE, Source: ArticleARM + ", section 5: the workaround, a redundant SEV",
 			Doc: "1: every release sends an extra SEV", Choices: []float64{0, 1}},
+		{Key: "irqsave", Value: 1, Unit: "bool", Prov: platforms.CODE, Source: ArticleARM + ", section 4.1: spin_lock_irqsave() is required in interrupt context",
+			Doc: "1: threads take the lock with spin_lock_irqsave; 0: with plain spin_lock, interrupts enabled while waiting and holding (the tiered policy may then schedule(); a handler taking the same lock on the holder's CPU deadlocks)", Choices: []float64{0, 1}},
+		{Key: "wfet_us", Value: 50, Unit: "us", Prov: platforms.ASSUME, Source: "no kernel bounds spinlock waits with WFET (ARMv8.7 FEAT_WFxT, which the RK3399's ARMv8.0 cores lack); " + ArticleARM + ", section 4.3 names it without a value",
+			Doc: "wfet: the timeout that ends each WFET sleep", Min: 0.1, Max: 100000, Low: 10, High: 1000},
 	}
 }
+
+// ArticleARM cites the ARM article (the lab holds its text; site and date
+// are not recorded with it).
+const ArticleARM = "\"ARM多核开发避坑指南：spinlock里用WFE还是WFI？一个真实性能调优案例\" (ARM multi-core pitfalls: WFE or WFI in a spinlock?)"
 
 // AllParams returns the platform and workload parameters together.
 func AllParams() platforms.Params { return append(Params(), WorkloadParams()...) }
@@ -338,6 +372,8 @@ func Build(v map[string]float64, soc generic.SoC, f linux.Flavour, m linux.Mode)
 		Load: v["load"], CS: us("cs_us"), Outside: us("outside_us"),
 		IRQMean: us("irq_mean_us"), IRQCPU: int(v["irq_cpu"]), IRQCS: us("irq_cs_us"),
 		Duration: us("duration_ms") * 1000, LoseWake: v["lose_wake"],
+		LoseSEV: v["lose_sev"], NoIRQSave: v["irqsave"] == 0,
 	}
+	w.Wait.Timeout = us("wfet_us")
 	return w, w.Validate()
 }

@@ -1,7 +1,7 @@
 // Package rk3399 is the Rockchip RK3399 model: 4 x Cortex-A53 (cpu0-3,
 // cluster 0) + 2 x Cortex-A72 (cpu4-5, cluster 1) running Linux 5.10 arm64.
-// Every number is a platforms.Param carrying its provenance and source
-// (../shared/calibration.md); SoC turns a set of values into a
+// Every number is a platforms.Param carrying its provenance and source; SoC
+// turns a set of values into a
 // generic.SoC that a user can copy and change, and Kernel into the Linux
 // timekeeping configuration of platforms/linux.
 package rk3399
@@ -20,7 +20,7 @@ const (
 	srcOPP    = "arch/arm64/boot/dts/rockchip/rk3399-opp.dtsi (v5.10), cluster0_opp / cluster1_opp"
 	srcDTSI   = "arch/arm64/boot/dts/rockchip/rk3399.dtsi (v5.10)"
 	srcC2C    = "nviennot/core-to-core-latency (CAS ping-pong: RPi 4 A72 ~90 ns; LX2160A A72 in-cluster 60-67 ns, cross-cluster 240-273 ns)"
-	srcCal    = "../shared/calibration.md"
+	srcCal    = "the lab's calibration notes (not in the repository)"
 	srcHZ     = "kernel/Kconfig.hz, arch/arm64/configs/defconfig (v5.10): HZ_250, NO_HZ_IDLE"
 	srcEvtStr = "drivers/clocksource/arm_arch_timer.c ARCH_TIMER_EVT_STREAM_PERIOD_US=100, rounded to a power of two of the 24 MHz counter (rk3399.dtsi timer clock-frequency)"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"synclab/platforms/generic"
 	"synclab/platforms/linux"
@@ -12,10 +11,12 @@ import (
 )
 
 // Workload is the article's setup as its text allows: one thread per CPU
-// contending a spinlock from process context with spin_lock_irqsave at an
-// offered load, plus a device interrupt whose handler takes the same lock.
-// Split gives every CPU its own lock instead (the article's per-CPU design):
-// threads then never contend, and the handler takes the lock of its CPU.
+// contending a spinlock from process context with spin_lock_irqsave (or,
+// with NoIRQSave, plain spin_lock) at an offered load, plus a device
+// interrupt whose handler takes the same lock. Split gives every CPU its own
+// lock instead (the article's per-CPU design): threads then never contend,
+// and the handler takes the lock of its CPU; with PerCluster as well, each
+// cluster has one lock (the article's per-NUMA-node lock pools).
 type Workload struct {
 	SoC     generic.SoC
 	Kernel  linux.Config
@@ -35,10 +36,15 @@ type Workload struct {
 	IRQCS   sim.Time
 	// Duration: threads start no new operation after it.
 	Duration sim.Time
-	// LoseWake is the probability that a wake-up event is lost.
-	LoseWake float64
-	Split    bool
-	Trace    *sim.Trace
+	// LoseWake is the probability that a wake-up event (monitor clear or
+	// SEV) is lost; LoseSEV that an SEV instruction's event is.
+	LoseWake, LoseSEV float64
+	// NoIRQSave: threads take the lock with plain spin_lock, interrupts
+	// enabled, instead of spin_lock_irqsave.
+	NoIRQSave  bool
+	Split      bool
+	PerCluster bool
+	Trace      *sim.Trace
 }
 
 // Validate reports the first bad field, naming it and its value.
@@ -63,12 +69,13 @@ func (w Workload) Validate() error {
 // Result is what one run measured.
 type Result struct {
 	// Waits are the lock-wait times of every acquisition (process and
-	// interrupt context), from the first attempt to holding the lock.
-	Waits    []sim.Time
-	IRQWaits []sim.Time
+	// interrupt context), from the first attempt to holding the lock;
+	// IRQWaits those of the interrupt handler alone.
+	Waits    sim.Histogram
+	IRQWaits sim.Histogram
 	// Handoffs are, for acquisitions that were waiting when the lock was
 	// released, the time from that release to holding the lock.
-	Handoffs []sim.Time
+	Handoffs sim.Histogram
 	// Ops counts acquisitions, that is critical sections run: the
 	// increments the code performed, which Counter equals unless mutual
 	// exclusion broke.
@@ -84,6 +91,10 @@ type Result struct {
 	WaitTime   sim.Time
 	Wakeups    map[string]int
 	Ticks      int
+	// Idle is the used CPUs' time in the idle loop (what the OS counts as
+	// idle); Schedules the schedule() calls of the tiered policy.
+	Idle      sim.Time
+	Schedules int
 }
 
 // StallPct is the share of the used cores' time spent waiting for a lock.
@@ -139,6 +150,7 @@ type run struct {
 	counters []sim.Addr // one shared counter per lock
 	holders  []int      // CPUs inside each lock's critical section
 	released []sim.Time // each lock's last release
+	nested   []int      // slow-path entries of handlers, per CPU (take)
 	think    float64    // mean sleep after an operation, for the offered load
 	res      Result
 	fail     error // the first breach of mutual exclusion
@@ -159,14 +171,21 @@ func (w Workload) boot(e *sim.Engine) (*run, error) {
 	if r.k, err = linux.New(e, r.cores, r.mem, base, size, w.Kernel); err != nil {
 		return nil, err
 	}
+	if err := r.k.SetLoseSEV(w.LoseSEV); err != nil {
+		return nil, err
+	}
 	nlocks := 1
-	if w.Split {
+	switch {
+	case w.Split && w.PerCluster:
+		nlocks = r.cores[w.Cores-1].Cfg.Cluster + 1
+	case w.Split:
 		nlocks = w.Cores
 	}
 	r.locks = make([]linux.Spinlock, nlocks)
 	r.counters = make([]sim.Addr, nlocks)
 	r.holders = make([]int, nlocks)
 	r.released = make([]sim.Time, nlocks)
+	r.nested = make([]int, w.Cores)
 	for i := range r.locks {
 		if r.locks[i], err = r.k.NewSpinlock(w.Flavour, w.Wait); err != nil {
 			return nil, err
@@ -204,13 +223,19 @@ func (r *run) handler(p *sim.Proc, _ sim.IRQ) {
 	}
 	li := r.lockOf(p)
 	a := r.spinLockIRQSave(p, li)
-	r.res.IRQWaits = append(r.res.IRQWaits, a.wait())
+	r.res.IRQWaits.Add(a.wait())
 	r.critical(p, li, r.w.IRQCS)
 	r.spinUnlockIRQRestore(p, a)
 }
 
-// lockOf returns the index of the lock taken on p's CPU.
-func (r *run) lockOf(p *sim.Proc) int { return p.Core().ID % len(r.locks) }
+// lockOf returns the index of the lock taken on p's CPU: its cluster's
+// with PerCluster.
+func (r *run) lockOf(p *sim.Proc) int {
+	if r.w.PerCluster {
+		return p.Core().Cfg.Cluster % len(r.locks)
+	}
+	return p.Core().ID % len(r.locks)
+}
 
 // expTime draws an exponentially distributed time of the given mean.
 func expTime(rng *rand.Rand, mean float64) sim.Time { return sim.Time(rng.ExpFloat64() * mean) }
@@ -225,22 +250,23 @@ type acquisition struct {
 // wait is the time the acquisition waited for the lock.
 func (a acquisition) wait() sim.Time { return a.held - a.start }
 
-// spinLockIRQSave takes lock li with linux.SpinLockIRQSave and books the
-// acquisition. Interrupts are masked from before the attempt (irqsave; a
-// handler runs masked), so no other acquisition on this CPU can fall
-// between its start and its booking.
+// spinLockIRQSave takes lock li (r.take: spin_lock_irqsave, or spin_lock
+// for a thread with NoIRQSave) and books the acquisition. With interrupts
+// masked from before the attempt no other acquisition on this CPU can fall
+// between its start and its booking; with spin_lock a handler's can (take
+// tells the two slow-path entries apart).
 func (r *run) spinLockIRQSave(p *sim.Proc, li int) acquisition {
 	a := acquisition{li: li, start: p.Now()}
-	c0 := r.k.CPUOf(p).Contentions
-	a.flags = linux.SpinLockIRQSave(p, r.locks[li])
+	var contended bool
+	a.flags, contended = r.take(p, li)
 	a.held = p.Now()
-	if r.k.CPUOf(p).Contentions > c0 {
+	if contended {
 		r.res.Contended++
 	}
-	r.res.Waits = append(r.res.Waits, a.wait())
+	r.res.Waits.Add(a.wait())
 	r.res.WaitTime += a.wait()
 	if a.wait() > 0 && a.start < r.released[li] {
-		r.res.Handoffs = append(r.res.Handoffs, a.held-r.released[li])
+		r.res.Handoffs.Add(a.held - r.released[li])
 	}
 	return a
 }
@@ -265,7 +291,7 @@ func (r *run) critical(p *sim.Proc, li int, cs sim.Time) {
 // spans on the trace's "lock" lane.
 func (r *run) spinUnlockIRQRestore(p *sim.Proc, a acquisition) {
 	r.released[a.li] = p.Now()
-	linux.SpinUnlockIRQRestore(p, r.locks[a.li], a.flags)
+	r.give(p, a)
 	if r.e.Trace != nil {
 		id := p.Core().ID
 		r.e.Trace.Add(sim.Span{Core: id, Lane: "lock", Label: "wait", Start: a.start, End: a.held})
@@ -289,43 +315,9 @@ func (r *run) result() Result {
 	}
 	for _, cpu := range r.k.CPUs {
 		res.Ticks += cpu.Ticks
+		res.Idle += cpu.Idle
+		res.Schedules += cpu.Schedules
 	}
 	res.PowerMW = res.EnergyMJ / res.Elapsed.Seconds()
 	return res
-}
-
-// Handoff returns the mean hand-off time (0 when no hand-off happened).
-func (r Result) Handoff() sim.Time { return Mean(r.Handoffs) }
-
-// Percentiles returns the q-quantiles (each 0..1) of ts, sorting one copy
-// of ts for all of them; every one is 0 when ts is empty. The q-quantile is
-// the element of rank q*n rounded to the nearest integer (int(q*n+0.5),
-// clamped to 1..n), so q = 1 is the maximum. This is not the textbook
-// nearest-rank method, which rounds q*n up; the two differ when the
-// fraction of q*n is below one half (n=160, q=0.99: rank 158 here, 159 by
-// nearest rank). Published numbers use this formula.
-func Percentiles(ts []sim.Time, qs ...float64) []sim.Time {
-	out := make([]sim.Time, len(qs))
-	if len(ts) == 0 {
-		return out
-	}
-	s := slices.Clone(ts)
-	slices.Sort(s)
-	for j, q := range qs {
-		i := int(q*float64(len(s))+0.5) - 1
-		out[j] = s[min(max(i, 0), len(s)-1)]
-	}
-	return out
-}
-
-// Mean returns the mean of ts.
-func Mean(ts []sim.Time) sim.Time {
-	if len(ts) == 0 {
-		return 0
-	}
-	var sum sim.Time
-	for _, t := range ts {
-		sum += t
-	}
-	return sum / sim.Time(len(ts))
 }

@@ -3,9 +3,7 @@ package rk3399
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -55,19 +53,16 @@ func TestWorkloadBooks(t *testing.T) {
 		for _, split := range []bool{false, true} {
 			w := testWorkload(t, f, linux.WFE, func(w *Workload) { w.Split = split })
 			r := w.mustRun(t, 1)
-			var sum sim.Time
-			for _, d := range r.Waits {
-				sum += d
-			}
-			books := len(r.Waits) == r.Ops && sum == r.WaitTime && r.Counter == uint64(r.Ops) && r.MaxHolders == 1 &&
-				len(r.IRQWaits) > 0 && len(r.IRQWaits) < r.Ops && r.Elapsed >= w.Duration && r.Ticks > 0
-			contention := r.Contended > 0 && len(r.Handoffs) > 0
+			sum := r.Waits.Sum()
+			books := r.Waits.Count() == r.Ops && sum == r.WaitTime && r.Counter == uint64(r.Ops) && r.MaxHolders == 1 &&
+				r.IRQWaits.Count() > 0 && r.IRQWaits.Count() < r.Ops && r.Elapsed >= w.Duration && r.Ticks > 0
+			contention := r.Contended > 0 && r.Handoffs.Count() > 0
 			if split {
-				contention = r.Contended == 0 && len(r.Handoffs) == 0
+				contention = r.Contended == 0 && r.Handoffs.Count() == 0
 			}
 			if !books || !contention {
 				t.Errorf("%s split=%v: %d ops, %d waits summing to %v (WaitTime %v), counter %d, max holders %d, %d irq waits, elapsed %v, %d ticks, %d contended, %d hand-offs",
-					f, split, r.Ops, len(r.Waits), sum, r.WaitTime, r.Counter, r.MaxHolders, len(r.IRQWaits), r.Elapsed, r.Ticks, r.Contended, len(r.Handoffs))
+					f, split, r.Ops, r.Waits.Count(), sum, r.WaitTime, r.Counter, r.MaxHolders, r.IRQWaits.Count(), r.Elapsed, r.Ticks, r.Contended, r.Handoffs.Count())
 			}
 		}
 	}
@@ -161,35 +156,5 @@ func TestWorkloadValidate(t *testing.T) {
 		if _, err := w.Run(context.Background(), 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one containing %q", err, tc.want)
 		}
-	}
-}
-
-// Percentiles picks the element of rank int(q*n+0.5) (clamped to 1..n) of
-// the sorted values, not the nearest rank: for n = 160, q = 0.99 gives rank
-// 158 (nearest rank: 159). Mean truncates like integer division.
-// Kills: the nearest-rank formula, sorting the caller's slice, an
-// unclamped rank.
-func TestPercentilesAndMean(t *testing.T) {
-	ts := make([]sim.Time, 160)
-	for i := range ts {
-		ts[i] = sim.Time(i + 1)
-	}
-	rand.New(rand.NewPCG(1, 2)).Shuffle(len(ts), func(i, j int) { ts[i], ts[j] = ts[j], ts[i] })
-	in := slices.Clone(ts)
-	got := Percentiles(ts, 0, 0.5, 0.99, 1)
-	if want := []sim.Time{1, 80, 158, 160}; !slices.Equal(got, want) {
-		t.Errorf("Percentiles(1..160, 0, 0.5, 0.99, 1) = %v, want %v", got, want)
-	}
-	if !slices.Equal(ts, in) {
-		t.Errorf("Percentiles reordered its input")
-	}
-	if got := Percentiles(nil, 0.5); !slices.Equal(got, []sim.Time{0}) {
-		t.Errorf("Percentiles(nil, 0.5) = %v, want [0]", got)
-	}
-	if got := Mean(ts); got != 80 { // 12880 / 160 = 80.5
-		t.Errorf("Mean(1..160) = %v, want 80", got)
-	}
-	if got := Mean(nil); got != 0 {
-		t.Errorf("Mean(nil) = %v, want 0", got)
 	}
 }

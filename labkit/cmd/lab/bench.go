@@ -6,17 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"synclab/labkit"
 	"synclab/platforms"
-	"synclab/platforms/esp32"
 	"synclab/sim"
 )
 
@@ -46,6 +49,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	peer := fs.Bool("peer", true, "also time the SimGrid peer (../shared/peers/simgrid/run.sh)")
 	events := fs.Int("events", 2_000_000, "events for the engine benchmark")
 	detailed := fs.Bool("detailed", true, "also time the ESP32 mutex run without fast-forward (about 7 s)")
+	scaling := fs.Bool("scaling", true, "also time child runs at growing iterations and cores, for the slopes (about 10 s)")
 	sweepName := fs.String("sweep", "", "experiment for the 64-run sweep (default: "+sweepDefault+" with -sweep-set "+sweepDefaultSet+" if registered, else the first in the catalog)")
 	var sweepSets multi
 	fs.Var(&sweepSets, "sweep-set", "parameter override for the sweep experiment (repeatable; replaces the default "+sweepDefaultSet+")")
@@ -62,24 +66,19 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	fig["engine_events_per_s"] = sim.BenchEngine(*events)
 
-	timeDefault := func(key, name string, variants ...string) {
-		e, err := experimentFromFlags(name, nil, variants, "", 1)
+	timeDefault := func(key, name string, variants ...string) *labkit.Result {
+		res, err := timeRun(ctx, name, variants, labkit.RunOptions{})
 		if err != nil {
 			note("%s: %v", key, err)
-			return
-		}
-		e.Sweep = nil
-		res, err := labkit.RunExperiment(ctx, e, labkit.RunOptions{NoCache: true, Progress: labkit.NoProgress})
-		if err != nil {
-			note("%s: %v", key, err)
-			return
+			return nil
 		}
 		fig[key] = res.WallS
+		return res
 	}
-	timeDefault("esp32_mutex_2m_wall_s", esp32Experiment, "mutex")
+	mutex := timeDefault("esp32_mutex_2m_wall_s", esp32Experiment, "mutex")
 	timeDefault("esp32_all_variants_1m_wall_s", esp32Experiment)
-	if *detailed {
-		if err := esp32Detailed(ctx, fig); err != nil {
+	if *detailed && mutex != nil {
+		if err := esp32Detailed(ctx, fig, mutex); err != nil {
 			note("esp32_mutex_2m_detailed_wall_s: %v", err)
 		}
 	}
@@ -87,6 +86,15 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	if err := sweepSpeedup(ctx, fig, *sweepName, sweepSets); err != nil {
 		note("sweep_speedup_2_cores: %v", err)
+	}
+	if *scaling {
+		for _, sc := range scalings {
+			if err := sc.measure(ctx, fig); err != nil {
+				note("%s slopes: %v", sc.axis, err)
+			}
+		}
+	} else {
+		note("slopes: skipped (-scaling=false)")
 	}
 	if *peer {
 		if err := simgrid(ctx, fig); err != nil {
@@ -105,9 +113,14 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return enc.Encode(fig)
 	}
 	t := labkit.Table{Title: "lab bench", Header: []string{"figure", "value"}}
-	for _, k := range []string{"engine_events_per_s", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
+	keys := []string{"engine_events_per_s", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
 		"esp32_all_variants_1m_wall_s", "rk3399_default_wall_s", "sweep_runs", "sweep_experiment",
-		"sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores", "simgrid_wall_s", "simgrid_over_synclab_esp32", "gomaxprocs"} {
+		"sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores"}
+	for _, sc := range scalings {
+		keys = append(keys, sc.keys()...)
+	}
+	keys = append(keys, "simgrid_wall_s", "simgrid_over_synclab_esp32", "simgrid_over_synclab_esp32_detailed", "gomaxprocs")
+	for _, k := range keys {
 		if v, ok := fig[k]; ok {
 			t.Rows = append(t.Rows, []string{k, fmt.Sprint(v)})
 		}
@@ -178,24 +191,176 @@ func sweepConfig(name string, sets []string) (e platforms.Experiment, label stri
 	return e, strings.TrimSpace(fmt.Sprintf("%s variant %s %s", name, e.Variants[0].Name, strings.Join(sets, " "))), nil
 }
 
+// timeRun runs the named experiment's default point (no sweep) once per
+// variant (all when none is named), without the cache, and returns the
+// result with its wall time.
+func timeRun(ctx context.Context, name string, variants []string, opts labkit.RunOptions) (*labkit.Result, error) {
+	e, err := experimentFromFlags(name, nil, variants, "", 1)
+	if err != nil {
+		return nil, err
+	}
+	e.Sweep = nil
+	opts.NoCache, opts.Progress = true, labkit.NoProgress
+	return labkit.RunExperiment(ctx, e, opts)
+}
+
 // esp32Detailed times the mutex run at the article's size without
-// fast-forward (every iteration simulated; same results bit for bit) and
-// reports how much of the fast-forwarded run was skipped.
-func esp32Detailed(ctx context.Context, fig benchFigures) error {
-	fast, err := esp32.RunCriticalSection(ctx, esp32.VariantMutex, nil, 1, esp32.RunOptions{})
+// fast-forward (every iteration simulated), checks that its metrics and
+// samples equal those of the fast-forwarded run fast, bit for bit, and
+// reports the share of simulated time fast-forward skipped.
+func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) error {
+	slow, err := timeRun(ctx, esp32Experiment, []string{"mutex"}, labkit.RunOptions{Detailed: true})
 	if err != nil {
 		return err
 	}
-	fig["esp32_mutex_2m_skipped_pct"] = 100 * fast.FastForward.Time.Millis() / fast.TotalMS
-	t0 := time.Now()
-	slow, err := esp32.RunCriticalSection(ctx, esp32.VariantMutex, nil, 1, esp32.RunOptions{Detailed: true})
+	fig["esp32_mutex_2m_detailed_wall_s"] = slow.WallS
+	if err := sameRuns(fast.Runs, slow.Runs); err != nil {
+		return fmt.Errorf("detailed run differs from the fast-forwarded one (a fast-forward bug): %w", err)
+	}
+	// The skipped share is no metric: ask the run itself.
+	e, err := lookup(esp32Experiment)
 	if err != nil {
 		return err
 	}
-	fig["esp32_mutex_2m_detailed_wall_s"] = time.Since(t0).Seconds()
-	if slow.TotalMS != fast.TotalMS || slow.Counter != fast.Counter || slow.Events != fast.Events {
-		return fmt.Errorf("detailed run differs from the fast-forwarded one (total %g vs %g ms): a fast-forward bug", slow.TotalMS, fast.TotalMS)
+	run := fast.Runs[0]
+	rr, err := e.Run(ctx, platforms.RunSpec{Experiment: e.Name, Variant: run.Variant, Params: e.PointParams(0), Seed: run.Seed})
+	if err != nil {
+		return err
 	}
+	fig["esp32_mutex_2m_skipped_pct"] = 100 * rr.Skipped
+	return nil
+}
+
+// sameRuns reports the first difference between two lists of runs in their
+// metrics or samples, bit for bit.
+func sameRuns(a, b []labkit.Run) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("%d runs and %d", len(a), len(b))
+	}
+	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	for i := range a {
+		if len(a[i].Metrics) != len(b[i].Metrics) || len(a[i].Samples) != len(b[i].Samples) {
+			return fmt.Errorf("run %d: %d and %d metrics, %d and %d samples", i, len(a[i].Metrics), len(b[i].Metrics), len(a[i].Samples), len(b[i].Samples))
+		}
+		for k, x := range a[i].Metrics {
+			if y, ok := b[i].Metrics[k]; !ok || !same(x, y) {
+				return fmt.Errorf("run %d: metric %s = %v and %v", i, k, x, y)
+			}
+		}
+		for k, xs := range a[i].Samples {
+			ys := b[i].Samples[k]
+			if len(xs) != len(ys) {
+				return fmt.Errorf("run %d: %d and %d samples %s", i, len(xs), len(ys), k)
+			}
+			for j := range xs {
+				if !same(xs[j], ys[j]) {
+					return fmt.Errorf("run %d: sample %s[%d] = %v and %v", i, k, j, xs[j], ys[j])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// scaling is a series of runs of one experiment variant at growing values
+// of one parameter, each in a child process (lab run) so that its peak RSS
+// is its own: the figures are the points and least-squares slopes of wall
+// time (the run's, without the process's start) and peak RSS against the
+// parameter, and the exponent of wall time (the slope in log-log: 1 is
+// linear).
+type scaling struct {
+	axis, experiment, variant string
+	values                    []float64
+	sets                      []string // other settings of every point
+	per                       float64  // the slopes' unit of the parameter
+	unit                      string   // its name in the figures' keys
+}
+
+// scalings are lab bench's slopes: ESP32 iterations (the article's mutex
+// run, fast-forwarded as lab run does it) and cores (lock-scaling's
+// qspinlock, 20 ms of simulated time).
+var scalings = []scaling{
+	{axis: "iterations", experiment: esp32Experiment, variant: "mutex", values: []float64{1e5, 3e5, 1e6, 3e6, 1e7}, per: 1e6, unit: "1e6"},
+	{axis: "cores", experiment: "lock-scaling", variant: "qspinlock", values: []float64{2, 4, 8, 16, 32, 64}, sets: []string{"duration_ms=20"}, per: 1, unit: "core"},
+}
+
+// keys lists the figures of s, for the table.
+func (s scaling) keys() []string {
+	p := s.axis + "_"
+	return []string{p + "wall_s_per_" + s.unit, p + "wall_exponent", p + "rss_mb_per_" + s.unit, p + "rss_mb_max"}
+}
+
+// gnuTime is GNU time, which reports the peak RSS of the process it starts.
+// A child started from lab bench itself would not do: Go starts children
+// with vfork, so the kernel counts the parent's peak RSS into the child's.
+const gnuTime = "/usr/bin/time"
+
+// runChild runs exe with args and returns its peak RSS in KiB, measured by
+// GNU time.
+func runChild(ctx context.Context, exe string, args []string) (rssKB int64, err error) {
+	cmd := exec.CommandContext(ctx, gnuTime, append([]string{"-f", "synclab_maxrss_kb=%M", exe}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("lab %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	out := stderr.String()
+	i := strings.LastIndex(out, "synclab_maxrss_kb=")
+	if i < 0 {
+		return 0, fmt.Errorf("%s printed no peak RSS: %q", gnuTime, out)
+	}
+	return strconv.ParseInt(strings.TrimSpace(out[i+len("synclab_maxrss_kb="):]), 10, 64)
+}
+
+// scalingPoint is one child run: its parameter value, wall time and peak RSS.
+type scalingPoint struct {
+	Value     float64 `json:"value"`
+	WallS     float64 `json:"wall_s"`
+	PeakRSSMB float64 `json:"peak_rss_mb"`
+}
+
+// measure runs the series and adds its figures.
+func (s scaling) measure(ctx context.Context, fig benchFigures) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(gnuTime); err != nil {
+		return fmt.Errorf("skipped: %s (GNU time, apt-get install time) measures the peak RSS: %v", gnuTime, err)
+	}
+	dir, err := os.MkdirTemp("", "lab-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	var pts []scalingPoint
+	var x, wall, rss, logX, logWall []float64
+	for i, v := range s.values {
+		file := filepath.Join(dir, fmt.Sprintf("%d.msgpack", i))
+		args := []string{"run", s.experiment, "-variant", s.variant, "-repeats", "1", "-fresh",
+			"-result", file, "-set", fmt.Sprintf("%s=%g", s.axis, v)}
+		for _, set := range s.sets {
+			args = append(args, "-set", set)
+		}
+		rssKB, err := runChild(ctx, exe, args)
+		if err != nil {
+			return err
+		}
+		res, err := labkit.Load(file)
+		if err != nil {
+			return err
+		}
+		pt := scalingPoint{Value: v, WallS: res.WallS, PeakRSSMB: float64(rssKB) / 1024}
+		pts = append(pts, pt)
+		x, wall, rss = append(x, v/s.per), append(wall, pt.WallS), append(rss, pt.PeakRSSMB)
+		logX, logWall = append(logX, math.Log(v)), append(logWall, math.Log(pt.WallS))
+	}
+	p := s.axis + "_"
+	fig[p+"points"] = pts
+	_, fig[p+"wall_s_per_"+s.unit] = stat.LinearRegression(x, wall, nil, false)
+	_, fig[p+"wall_exponent"] = stat.LinearRegression(logX, logWall, nil, false)
+	_, fig[p+"rss_mb_per_"+s.unit] = stat.LinearRegression(x, rss, nil, false)
+	fig[p+"rss_mb_max"] = slices.Max(rss)
 	return nil
 }
 
@@ -228,6 +393,9 @@ func simgrid(ctx context.Context, fig benchFigures) error {
 				fig["simgrid_wall_s"] = s
 				if esp, ok := fig["esp32_mutex_2m_wall_s"].(float64); ok && esp > 0 {
 					fig["simgrid_over_synclab_esp32"] = s / esp
+				}
+				if esp, ok := fig["esp32_mutex_2m_detailed_wall_s"].(float64); ok && esp > 0 {
+					fig["simgrid_over_synclab_esp32_detailed"] = s / esp
 				}
 				return nil
 			}

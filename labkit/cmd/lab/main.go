@@ -52,6 +52,8 @@ const usage = `usage: lab COMMAND [ARGS]
   platforms -readme FILE                 rewrite FILE's parameter tables between <!-- params:begin/end -->
   bench [-json] [-peer=false]            speed figures
   validate [-json] [-strict]             the models against published measurements
+  claims [-json] [-fresh]                every claim of both articles with its computed verdict
+  claims -readme FILE                    rewrite FILE's results section between <!-- results:begin/end -->
   calibrate FILE.csv -fit key,... [-json] [-o PROFILE]
                                          fit ASSUME parameters to a board's measurements (lab run -profile PROFILE)
   report NOTEBOOK... -o DIR              execute notebooks headless and write their HTML
@@ -89,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdPlatforms(rest, stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, rest, stdout, stderr)
+	case "claims":
+		err = cmdClaims(ctx, rest, stdout, stderr)
 	case "report":
 		err = cmdReport(ctx, rest, stdout, stderr)
 	case "validate":

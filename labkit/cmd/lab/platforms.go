@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -184,26 +182,7 @@ func spliceParams(doc, tables string) (string, error) {
 }
 
 // updateReadme rewrites the parameter tables of the Markdown file at path
-// and reports whether its content changed; the file is left alone when it
-// is already up to date, else replaced atomically keeping its mode.
+// and reports whether its content changed (see rewriteFile).
 func updateReadme(path string, groups []labkit.PlatformGroup) (bool, error) {
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return false, err
-	}
-	doc, err := spliceParams(string(old), paramsMarkdown(groups))
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
-	}
-	if bytes.Equal(old, []byte(doc)) {
-		return false, nil
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	if err := labkit.WriteFileAtomic(path, []byte(doc), info.Mode().Perm()); err != nil {
-		return false, err
-	}
-	return true, nil
+	return rewriteFile(path, func(doc string) (string, error) { return spliceParams(doc, paramsMarkdown(groups)) })
 }

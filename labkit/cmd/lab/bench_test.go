@@ -1,0 +1,44 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"synclab/labkit"
+)
+
+// sameRuns compares metrics and samples bit for bit: a last-bit difference
+// is one (the detailed run must equal the fast-forwarded one exactly), a NaN
+// equals the same NaN, and a metric or sample missing on one side counts.
+func TestSameRunsBitForBit(t *testing.T) {
+	base := func() []labkit.Run {
+		return []labkit.Run{{Metrics: map[string]float64{"total_ms": 1.5, "p99": math.NaN()},
+			Samples: map[string][]float64{"lat": {1, 2, 3}}}}
+	}
+	if err := sameRuns(base(), base()); err != nil {
+		t.Errorf("equal runs: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		tweak func(r []labkit.Run) []labkit.Run
+		want  string
+	}{
+		{"last bit", func(r []labkit.Run) []labkit.Run {
+			r[0].Metrics["total_ms"] = math.Nextafter(1.5, 2)
+			return r
+		}, "metric total_ms"},
+		{"missing metric", func(r []labkit.Run) []labkit.Run {
+			delete(r[0].Metrics, "p99")
+			r[0].Metrics["other"] = 0
+			return r
+		}, "metric p99"},
+		{"sample", func(r []labkit.Run) []labkit.Run { r[0].Samples["lat"][2] = 4; return r }, "sample lat[2]"},
+		{"sample count", func(r []labkit.Run) []labkit.Run { r[0].Samples["lat"] = r[0].Samples["lat"][:2]; return r }, "3 and 2 samples lat"},
+		{"runs", func(r []labkit.Run) []labkit.Run { return append(r, r[0]) }, "1 runs and 2"},
+	} {
+		if err := sameRuns(base(), tc.tweak(base())); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
+		}
+	}
+}

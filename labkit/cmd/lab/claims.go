@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"synclab/labkit"
+	"synclab/labkit/ledger"
+)
+
+// cmdClaims judges every claim of the two articles (the claims ledger,
+// data/claims/claims.json) from the runs it names, run or read from the
+// result store: lab claims [-json] [-fresh] [-readme FILE]. -readme
+// rewrites FILE's "What the models say so far" section between the
+// results markers instead.
+func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("claims", stderr)
+	asJSON := fs.Bool("json", false, "print the judgements as JSON")
+	fresh := fs.Bool("fresh", false, "ignore cached results")
+	readme := fs.String("readme", "", "rewrite the section between "+ledger.ReadmeBegin+" and "+ledger.ReadmeEnd+" in this file")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("claims takes no arguments, got %q", pos[0])
+	}
+	l, err := ledger.Load()
+	if err != nil {
+		return err
+	}
+	results, err := l.Run(ctx, lookup, labkit.RunOptions{Fresh: *fresh, Log: stderr})
+	if err != nil {
+		return err
+	}
+	js := l.JudgeResults(results)
+	switch {
+	case *readme != "":
+		section := l.Readme(results, js)
+		changed, err := rewriteFile(*readme, func(doc string) (string, error) { return ledger.Splice(doc, section) })
+		if err != nil {
+			return err
+		}
+		state := "already up to date"
+		if changed {
+			state = "rewritten"
+		}
+		fmt.Fprintf(stdout, "%s: results section %s\n", *readme, state)
+		return nil
+	case *asJSON:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", " ")
+		return enc.Encode(js)
+	}
+	ledger.Table(js).WriteText(stdout)
+	return nil
+}
+
+// rewriteFile applies splice to the content of the file at path and
+// reports whether that changed it: an unchanged file is left alone, a
+// changed one replaced atomically keeping its mode.
+func rewriteFile(path string, splice func(doc string) (string, error)) (bool, error) {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	doc, err := splice(string(old))
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if bytes.Equal(old, []byte(doc)) {
+		return false, nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	return true, labkit.WriteFileAtomic(path, []byte(doc), info.Mode().Perm())
+}

@@ -1,0 +1,166 @@
+package ledger
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"strings"
+
+	"synclab/labkit"
+)
+
+// judge computes a claim's verdict, magnitude and why from its runs.
+type judge func(r *runs) (v Verdict, magnitude, why string)
+
+// judges holds the code of every claim judged by runs, by claim id
+// (arm.go, esp32.go).
+var judges = func() map[string]judge {
+	m := maps.Clone(armJudges)
+	maps.Copy(m, esp32Judges)
+	return m
+}()
+
+// runs gives a judge the results of its claim's runs. A mean the judge asks
+// for that no successful run has is recorded, and the claim is then not
+// simulated, naming the failure; failure reads a failure on purpose.
+type runs struct {
+	c       Claim
+	res     map[string]*labkit.Result
+	missing []string
+}
+
+// value returns the article's number key (Claim.Values).
+func (r *runs) value(key string) float64 {
+	v, ok := r.c.Values[key]
+	if !ok {
+		panic(fmt.Sprintf("ledger: claim %s: judge reads values[%q], which the data file does not set", r.c.ID, key))
+	}
+	return v
+}
+
+// param returns the value of parameter key in run name (NaN without the
+// run's result).
+func (r *runs) param(name, key string) float64 {
+	res := r.res[name]
+	if res == nil {
+		return math.NaN()
+	}
+	return res.Experiment.Params.Get(key)
+}
+
+// point returns the index of the sweep point of run name whose parameters
+// have the given values (pairs of key and value); 0 for a run without a
+// sweep. A pair that matches no point is a judge bug and panics.
+func (r *runs) point(name string, kv ...any) int {
+	res := r.res[name]
+	if res == nil {
+		return 0
+	}
+	e := res.Experiment
+next:
+	for i := range e.NumPoints() {
+		pt := e.Point(i)
+		for j := 0; j+1 < len(kv); j += 2 {
+			if pt[kv[j].(string)] != toFloat(kv[j+1]) {
+				continue next
+			}
+		}
+		return i
+	}
+	panic(fmt.Sprintf("ledger: claim %s: run %s has no point %v", r.c.ID, name, kv))
+}
+
+func toFloat(x any) float64 {
+	switch v := x.(type) {
+	case int:
+		return float64(v)
+	case float64:
+		return v
+	}
+	panic(fmt.Sprintf("ledger: sweep value %v (%T) is not a number", x, x))
+}
+
+// mean returns the mean of metric over the successful runs of variant at
+// point of run name (NaN, recorded as missing, when there is none).
+func (r *runs) mean(name, variant string, point int, metric string) float64 {
+	res := r.res[name]
+	if res == nil {
+		r.missing = append(r.missing, fmt.Sprintf("run %s: no result", name))
+		return math.NaN()
+	}
+	s := res.Summary(variant, point, metric)
+	if s.N == 0 {
+		why := r.failure(name, variant, point)
+		if why == "" {
+			why = "no such variant, point or metric"
+		}
+		r.missing = append(r.missing, fmt.Sprintf("%s %s %s: %s", name, variant, metric, why))
+		return math.NaN()
+	}
+	return s.Mean
+}
+
+// failure returns the error of the first failed run of variant at point of
+// run name, "" when none failed.
+func (r *runs) failure(name, variant string, point int) string {
+	res := r.res[name]
+	if res == nil {
+		return ""
+	}
+	for _, run := range res.Runs {
+		if run.Variant == variant && run.Point == point && run.Failed() {
+			return run.Err
+		}
+	}
+	return ""
+}
+
+// deadlock returns the part of a failure from "deadlock at" on ("" when the
+// failure is not a deadlock), for a verdict to quote.
+func deadlock(failure string) string {
+	if i := strings.Index(failure, "deadlock at "); i >= 0 {
+		return failure[i:]
+	}
+	return ""
+}
+
+// num formats x with 3 significant digits, thousands grouped.
+func num(x float64) string {
+	if math.Abs(x) >= 1000 {
+		s := fmt.Sprintf("%.0f", math.Abs(x))
+		var b strings.Builder
+		if x < 0 {
+			b.WriteByte('-')
+		}
+		for i, c := range s {
+			if i > 0 && (len(s)-i)%3 == 0 {
+				b.WriteByte(',')
+			}
+			b.WriteRune(c)
+		}
+		return b.String()
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+// vs describes a against b: "36x below", "2.9x above", or a percentage
+// when they are within a factor 2.
+func vs(a, b float64) string {
+	switch {
+	case a >= 2*b:
+		return num(a/b) + "x above"
+	case b >= 2*a:
+		return num(b/a) + "x below"
+	case a >= b:
+		return fmt.Sprintf("%.0f%% above", 100*(a/b-1))
+	}
+	return fmt.Sprintf("%.0f%% below", 100*(1-a/b))
+}
+
+// pct is the relative change from b to a in percent.
+func pct(a, b float64) float64 { return 100 * (a - b) / b }
+
+// within reports whether a is within a factor f of b (both positive).
+func within(a, b, f float64) bool { return a <= b*f && b <= a*f }
+
+func joinComma(parts []string) string { return strings.Join(parts, ", ") }
