@@ -324,6 +324,21 @@ func outputText(c Cell) string {
 	return b.String()
 }
 
+// TestDistinctive: the stamp tells an experiment's definitions apart by
+// the values that differ between them, beside those the notebook set.
+func TestDistinctive(t *testing.T) {
+	recs := []RunRecord{
+		{Experiment: "a", Params: map[string]float64{"x": 1, "y": 2, "z": 3}, Set: map[string]float64{"z": 3}},
+		{Experiment: "a", Params: map[string]float64{"x": 1, "y": 5, "z": 3}},
+		{Experiment: "b", Params: map[string]float64{"x": 9}},
+	}
+	for i, want := range []string{"y=2, z=3", "y=5", ""} {
+		if got := floatSettings(distinctive(recs[i], recs)); got != want {
+			t.Errorf("record %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
 func TestTableOfContents(t *testing.T) {
 	page := `<h1 id="T">T</h1><h2 id="1.-One">1. One<a class="anchor-link" href="#1.-One">¶</a></h2><h3 id="a">a &amp; b</h3><h3 id="b">b</h3><h2 id="Two">Two</h2>`
 	want := `<ul><li><a href="#1.-One">1. One</a><ul><li><a href="#a">a &amp; b</a></li><li><a href="#b">b</a></li></ul></li><li><a href="#Two">Two</a></li></ul>`

@@ -224,11 +224,11 @@ func stampHTML(ri reportInfo) string {
 	if len(ri.records) == 0 {
 		b.WriteString("<p>The notebook ran no experiment through labkit.RunWith.</p>\n")
 	} else {
-		b.WriteString(`<table class="synclab"><caption>Experiments run (each definition hash names one result in data/results)</caption><thead><tr><th>experiment</th><th>platform</th><th>variants</th><th>sweep</th><th>repeats</th><th>seed</th><th>set in the notebook</th><th>definition hash</th><th>runs</th></tr></thead><tbody>`)
+		b.WriteString(`<table class="synclab"><caption>Experiments run (each definition hash names one result in data/results)</caption><thead><tr><th>experiment</th><th>platform</th><th>variants</th><th>sweep</th><th>repeats</th><th>seed</th><th>values set (and those that differ between its definitions)</th><th>definition hash</th><th>runs</th></tr></thead><tbody>`)
 		for _, r := range ri.records {
 			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td><code>%s</code></td><td>%s</td></tr>",
 				html.EscapeString(r.Experiment), html.EscapeString(r.Platform), html.EscapeString(strings.Join(r.Variants, ", ")),
-				html.EscapeString(sweepText(r.Sweep)), r.Repeats, r.Seed, html.EscapeString(floatSettings(r.Set)), html.EscapeString(r.Hash),
+				html.EscapeString(sweepText(r.Sweep)), r.Repeats, r.Seed, html.EscapeString(floatSettings(distinctive(r, ri.records))), html.EscapeString(r.Hash),
 				html.EscapeString(strings.Trim(runsText(r), "()")+noteText(r)))
 		}
 		b.WriteString("</tbody></table>\n")
@@ -239,6 +239,27 @@ func stampHTML(ri reportInfo) string {
 	}
 	b.WriteString("</section>")
 	return b.String()
+}
+
+// distinctive returns the values a record's notebook set, and those of
+// the parameters whose values differ between the records of the same
+// experiment: what tells its definitions apart.
+func distinctive(r RunRecord, all []RunRecord) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range r.Set {
+		out[k] = v
+	}
+	for _, o := range all {
+		if o.Experiment != r.Experiment {
+			continue
+		}
+		for k, v := range o.Params {
+			if rv, ok := r.Params[k]; ok && rv != v {
+				out[k] = rv
+			}
+		}
+	}
+	return out
 }
 
 func noteText(r RunRecord) string {
