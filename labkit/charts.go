@@ -3,20 +3,17 @@ package labkit
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"math"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
-
-	"synclab/platforms"
-	"synclab/sim"
 )
 
 // Chart is a rendered go-echarts chart: its ECharts option as JavaScript
@@ -28,44 +25,146 @@ type Chart struct {
 	ID string
 	// Option is the ECharts option object as JavaScript (it may contain
 	// functions, e.g. the custom series' renderItem).
-	Option        string
-	Width, Height string
+	Option string
+	// Height is the chart's CSS height; the width follows the page (at
+	// most maxChartWidth).
+	Height string
+	// csv is the data behind the chart as CSV: one row per run for a
+	// chart of a result, the plotted numbers otherwise.
+	csv string
 }
 
 var chartSeq atomic.Int64
 
-// Chart sizes.
+// Chart sizes: the width follows the page up to maxChartWidth.
 const (
-	chartWidth  = "900px"
-	chartHeight = "440px"
+	maxChartWidth = 960
+	chartHeight   = 460
 )
 
-// funcMarkers are go-echarts' markers around JavaScript functions in the
-// option JSON (with the quotes that must go).
-var funcMarkers = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
-
-// newChart renders c's option. It does not use RenderSnippet's Option:
-// go-echarts v2.6.7 HTML-escapes it before stripping the function markers,
-// which leaves functions quoted as strings.
-func newChart(title string, c interface {
+// newChart renders c's option as JSON (functions are named by fn, see
+// chartjs.go). It does not use RenderSnippet's Option, which go-echarts
+// v2.6.7 HTML-escapes.
+func newChart(title string, height int, csv string, c interface {
 	Validate() // sets the axis data (from SetXAxis) and the assets
 	JSONNotEscaped() template.HTML
 }) *Chart {
 	c.Validate()
-	option := strings.TrimSpace(funcMarkers.ReplaceAllString(string(c.JSONNotEscaped()), ""))
+	option := finishOption(c.JSONNotEscaped())
 	sum := sha256.Sum256([]byte(option))
 	id := fmt.Sprintf("synclab-%s-%d", hex.EncodeToString(sum[:6]), chartSeq.Add(1))
-	return &Chart{Title: title, ID: id, Option: option, Width: chartWidth, Height: chartHeight}
+	return &Chart{Title: title, ID: id, Option: option, Height: fmt.Sprintf("%dpx", height), csv: csv}
 }
 
-func globals(title, subtitle string) []charts.GlobalOpts {
+// finishOption sets what go-echarts v2.6.7 has no field for: y-axis names
+// start at the axis and run right (centred, a long name is cut at the
+// chart's left edge), and a log axis over powers of two (cores 1..64) has
+// base 2, so that its ticks are the swept values.
+func finishOption(js template.HTML) string {
+	var opt map[string]any
+	if err := json.Unmarshal([]byte(js), &opt); err != nil {
+		panic("labkit: go-echarts wrote an option that is not JSON: " + err.Error())
+	}
+	for _, ax := range axes(opt["yAxis"]) {
+		ax["nameTextStyle"] = map[string]any{"align": "left"}
+	}
+	if xs := axes(opt["xAxis"]); len(xs) == 1 && xs[0]["type"] == "log" && powersOfTwo(opt["series"]) {
+		xs[0]["logBase"] = 2
+	}
+	b, err := json.Marshal(opt)
+	if err != nil {
+		panic("labkit: chart option: " + err.Error())
+	}
+	return string(b)
+}
+
+// powersOfTwo reports whether every x value of the series' [x, y] data
+// items is a power of two.
+func powersOfTwo(series any) bool {
+	list, _ := series.([]any)
+	n := 0
+	for _, s := range list {
+		m, _ := s.(map[string]any)
+		data, _ := m["data"].([]any)
+		for _, d := range data {
+			item, _ := d.(map[string]any)
+			v, _ := item["value"].([]any)
+			if len(v) < 2 {
+				continue
+			}
+			x, ok := v[0].(float64)
+			if !ok || x <= 0 {
+				return false
+			}
+			if f, _ := math.Frexp(x); f != 0.5 {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// axes returns the axis objects of an option's xAxis or yAxis.
+func axes(v any) []map[string]any {
+	var out []map[string]any
+	list, _ := v.([]any)
+	for _, a := range list {
+		if m, ok := a.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// palette holds the series colours: Tableau's 10 and six more, distinct
+// on white and in print.
+var palette = []string{
+	"#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f",
+	"#ff9da7", "#1f3b73", "#8cd17d", "#d37295", "#499894", "#bab0ac", "#a0cbe8", "#86540f",
+}
+
+// layout is the frame of a chart: title, subtitle, legend at the bottom,
+// toolbox (save as image, data view), tooltips with human numbers.
+type layout struct {
+	title, subtitle string
+	height          int
+	legend          []string // legend entries, one per series name
+	legendTop       bool     // legend under the title rather than at the bottom
+	bottom          int      // space under the plot for the axis name and legend
+}
+
+// globals returns the chart-wide options of a layout.
+func (l layout) globals() []charts.GlobalOpts {
+	legend := opts.Legend{Show: opts.Bool(len(l.legend) > 0), Type: "scroll", Bottom: "0", Data: l.legend}
+	top := 88
+	if l.legendTop {
+		legend.Bottom, legend.Top = "", "50"
+		top = 100
+	}
 	return []charts.GlobalOpts{
-		charts.WithInitializationOpts(opts.Initialization{Width: chartWidth, Height: chartHeight}),
-		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: subtitle}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
+		charts.WithInitializationOpts(opts.Initialization{Width: fmt.Sprintf("%dpx", maxChartWidth), Height: fmt.Sprintf("%dpx", l.height)}),
+		charts.WithTitleOpts(opts.Title{Title: l.title, Subtitle: l.subtitle,
+			TitleStyle:    &opts.TextStyle{Width: maxChartWidth - 110, Overflow: "break", FontSize: 16},
+			SubtitleStyle: &opts.TextStyle{Width: maxChartWidth - 110, Overflow: "break"}}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: fn("axisTooltip")}),
+		charts.WithLegendOpts(legend),
+		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "10", Top: "0", Feature: &opts.ToolBoxFeature{
+			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Title: "save as image", Name: slug(l.title)},
+			DataView: &opts.ToolBoxFeatureDataView{Show: opts.Bool(true), Title: "data view", Lang: []string{"data view", "close", "refresh"},
+				BackgroundColor: "#fff"},
+		}}),
+		charts.WithGridOpts(opts.Grid{Top: fmt.Sprint(top), Left: "24", Right: "48", Bottom: fmt.Sprint(l.bottom), ContainLabel: opts.Bool(true)}),
+		charts.WithColorsOpts(palette),
 		charts.WithAnimation(false),
 	}
+}
+
+// slug turns a title into a file name.
+func slug(s string) string {
+	s = strings.ToLower(s)
+	s = regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(s, "-")
+	return strings.Trim(s, "-")
 }
 
 // num maps NaN and infinities to nil (a gap in ECharts; JSON has no NaN).
@@ -76,192 +175,87 @@ func num(x float64) any {
 	return x
 }
 
-// pointLabel names a sweep point by its swept values ("default" if none).
-func pointLabel(pt map[string]float64) string {
-	if len(pt) == 0 {
-		return "default"
-	}
-	keys := sortedKeys(pt)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%g", k, pt[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-// errorBarJS draws a vertical error bar centred on bar k of n in a category
-// band, assuming the bars use barGap 0 and barCategoryGap 20%. Data items
-// are [category index, lo, hi, k, n].
-const errorBarJS = `function (params, api) {
-  var n = api.value(4), k = api.value(3), band = api.size([1, 0])[0], w = band * 0.8 / n;
-  var x = api.coord([api.value(0), 0])[0] - band * 0.4 + w * (k + 0.5);
-  var lo = api.coord([api.value(0), api.value(1)])[1], hi = api.coord([api.value(0), api.value(2)])[1], c = w * 0.2;
-  var st = {stroke: '#222', lineWidth: 1.5};
-  return {type: 'group', children: [
-    {type: 'line', shape: {x1: x, y1: lo, x2: x, y2: hi}, style: st},
-    {type: 'line', shape: {x1: x - c, y1: lo, x2: x + c, y2: lo}, style: st},
-    {type: 'line', shape: {x1: x - c, y1: hi, x2: x + c, y2: hi}, style: st}]};
-}`
-
-// BarsCI is a grouped bar chart of a metric's mean per variant (one group per
-// sweep point) with 95% confidence-interval error bars.
-func BarsCI(r *Result, metric string) *Chart {
-	e := r.Experiment
-	m, _ := e.Metric(metric)
-	points := e.Points()
-	cats := make([]string, len(points))
-	for i, p := range points {
-		cats[i] = pointLabel(p)
-	}
-	title := fmt.Sprintf("%s: %s", e.Name, metric)
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(append(globals(title, "mean with 95% CI, "+string(m.Better)+" is better"),
-		charts.WithYAxisOpts(opts.YAxis{Name: m.Unit, Type: "value"}))...)
-	bar.SetXAxis(cats)
-	var bars []opts.CustomData
-	for k, v := range e.Variants {
-		data := make([]opts.BarData, len(points))
-		for p := range points {
-			s := r.Summary(v.Name, p, metric)
-			data[p] = opts.BarData{Value: num(s.Mean)}
-			if !math.IsNaN(s.Half) {
-				bars = append(bars, opts.CustomData{Name: v.Name, Value: []any{p, num(s.Lo), num(s.Hi), k, len(e.Variants)}})
-			}
-		}
-		bar.AddSeries(v.Name, data, charts.WithBarChartOpts(opts.BarChart{BarGap: "0%", BarCategoryGap: "20%"}))
-	}
-	if len(bars) > 0 {
-		ci := charts.NewCustom()
-		ci.AddSeries("95% CI", bars, charts.WithCustomChartOpts(opts.CustomChart{RenderItem: opts.FuncOpts(errorBarJS)}),
-			charts.WithEncodeOpts(opts.Encode{X: 0, Y: []int{1, 2}}))
-		bar.Overlap(ci)
-	}
-	return newChart(title, bar)
-}
-
-// SweepLines plots a metric's mean against a swept parameter, one line per
-// variant with its 95% interval as a band. Other swept parameters are held
-// at their first value.
-func SweepLines(r *Result, metric, param string) (*Chart, error) {
-	e := r.Experiment
-	i := slices.IndexFunc(e.Sweep, func(a platforms.Axis) bool { return a.Param == param })
-	if i < 0 {
-		var swept []string
-		for _, a := range e.Sweep {
-			swept = append(swept, a.Param)
-		}
-		return nil, fmt.Errorf("experiment %s does not sweep %q; swept: %v", e.Name, param, swept)
-	}
-	m, _ := e.Metric(metric)
-	var idx []int // points along the axis, other axes at their first value
-	for p, pt := range e.Points() {
-		ok := true
-		for _, a := range e.Sweep {
-			ok = ok && (a.Param == param || pt[a.Param] == a.Values[0])
-		}
-		if ok {
-			idx = append(idx, p)
-		}
-	}
-	cats := make([]string, len(idx))
-	for j, v := range e.Sweep[i].Values {
-		cats[j] = fmt.Sprintf("%g", v)
-	}
-	p, _ := e.Params.Lookup(param)
-	title := fmt.Sprintf("%s: %s vs %s", e.Name, metric, param)
-	line := charts.NewLine()
-	line.SetGlobalOptions(append(globals(title, "mean, band = 95% CI"),
-		charts.WithXAxisOpts(opts.XAxis{Name: param + " (" + p.Unit + ")", Type: "category"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: m.Unit, Type: "value", Scale: opts.Bool(true)}))...)
-	line.SetXAxis(cats)
-	for _, v := range e.Variants {
-		mean := make([]opts.LineData, len(idx))
-		lo := make([]opts.LineData, len(idx))
-		width := make([]opts.LineData, len(idx))
-		for j, pt := range idx {
-			s := r.Summary(v.Name, pt, metric)
-			mean[j] = opts.LineData{Value: num(s.Mean)}
-			lo[j] = opts.LineData{Value: num(s.Lo)}
-			width[j] = opts.LineData{Value: num(s.Hi - s.Lo)}
-		}
-		stack := "ci-" + v.Name
-		line.AddSeries(v.Name, mean)
-		line.AddSeries(v.Name+" CI low", lo, charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}))
-		line.AddSeries(v.Name+" CI", width, charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}), charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.25)}))
-	}
-	return newChart(title, line), nil
-}
-
-// Histogram shows the distribution of samples (e.g. latencies) per series
-// over shared bins; values are the fraction of each series' samples.
-func Histogram(title, unit string, series map[string][]float64, bins int) *Chart {
-	names := sortedKeys(series)
+// useLog reports whether values spanning max/min (all positive) call for a
+// logarithmic axis: more than logSpan.
+func useLog(values []float64) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, xs := range series {
-		for _, x := range xs {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
+	for _, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
 		}
-	}
-	if hi <= lo {
-		hi = lo + 1
-	}
-	bins = max(bins, 1)
-	w := (hi - lo) / float64(bins)
-	cats := make([]string, bins)
-	for i := range cats {
-		cats[i] = fmt.Sprintf("%.4g", lo+w*(float64(i)+0.5))
-	}
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(append(globals(title, "fraction of samples per bin"),
-		charts.WithXAxisOpts(opts.XAxis{Name: unit, Type: "category"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "fraction", Type: "value"}))...)
-	bar.SetXAxis(cats)
-	for _, n := range names {
-		counts := make([]float64, bins)
-		for _, x := range series[n] {
-			counts[min(int((x-lo)/w), bins-1)]++
+		if v <= 0 {
+			return false
 		}
-		data := make([]opts.BarData, bins)
-		for i, c := range counts {
-			data[i] = opts.BarData{Value: c / float64(max(len(series[n]), 1))}
-		}
-		bar.AddSeries(n, data, charts.WithBarChartOpts(opts.BarChart{BarGap: "0%"}))
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	return newChart(title, bar)
+	return hi > lo && hi/lo > logSpan
 }
 
-// CDF plots the empirical cumulative distribution of samples per series
-// (at most 201 points each: the 0, 0.5, ..., 100th percentiles).
-func CDF(title, unit string, series map[string][]float64) *Chart {
-	line := charts.NewLine()
-	line.SetGlobalOptions(append(globals(title, "empirical CDF"),
-		charts.WithXAxisOpts(opts.XAxis{Name: unit, Type: "value", Scale: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "P(X <= x)", Type: "value", Max: 1}))...)
-	for _, n := range sortedKeys(series) {
-		xs := slices.Clone(series[n])
-		slices.Sort(xs)
-		var data []opts.LineData
-		for q := 0; q <= 200 && len(xs) > 0; q++ {
-			data = append(data, opts.LineData{Value: []any{num(percentileSorted(xs, float64(q)/2)), float64(q) / 200}})
+// logSpan is the ratio of largest to smallest value beyond which an axis
+// is logarithmic.
+const logSpan = 30
+
+// axisKind is how numeric x values are laid out: on a linear or a
+// logarithmic value axis, or, when they include 0 and the others span
+// more than logSpan (0, 10, 100, 1000), evenly spaced as categories.
+func axisKind(xs []float64) string {
+	var pos []float64
+	hasZero := false
+	for _, x := range xs {
+		if x > 0 {
+			pos = append(pos, x)
 		}
-		line.AddSeries(n, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Step: "end"}))
+		hasZero = hasZero || x == 0
 	}
-	return newChart(title, line)
+	switch {
+	case len(pos) < len(xs) && !hasZero:
+		return "value" // negative values
+	case hasZero && useLog(pos):
+		return "category"
+	case !hasZero && useLog(xs):
+		return "log"
+	}
+	return "value"
 }
 
-// SampleCharts returns the histogram and CDF of a named sample (e.g.
-// "latency_us") pooled over each variant's runs at the default point.
-func SampleCharts(r *Result, sample, unit string) (hist, cdf *Chart) {
-	series := map[string][]float64{}
-	for _, v := range r.Experiment.Variants {
-		if xs := r.Samples(v.Name, r.DefaultPoint(), sample); len(xs) > 0 {
-			series[v.Name] = xs
-		}
+// yAxis is a value axis (logarithmic when values span more than logSpan)
+// named by its unit, with human numbers on its labels.
+func yAxis(unit string, values []float64) opts.YAxis {
+	t := "value"
+	if useLog(values) {
+		t = "log"
 	}
-	name := r.Experiment.Name + ": " + sample
-	return Histogram(name+" histogram", unit, series, 40), CDF(name+" CDF", unit, series)
+	return opts.YAxis{Name: unit, Type: t, Scale: opts.Bool(t == "value"), NameGap: 12,
+		AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}
+}
+
+// xAxis is the axis of numeric x values (see axisKind), named below its
+// middle so that no name is cut at the chart's edge.
+func xAxis(name string, xs []float64) opts.XAxis {
+	kind := axisKind(xs)
+	ax := opts.XAxis{Name: name, Type: kind, NameLocation: "middle", NameGap: 28}
+	switch kind {
+	case "category":
+		cats := make([]string, len(xs))
+		for i, x := range xs {
+			cats[i] = Num(x)
+		}
+		ax.Data = cats
+		ax.Name += " (not to scale)"
+	default:
+		ax.Scale = opts.Bool(true)
+		ax.AxisLabel = &opts.AxisLabel{Formatter: fn("num")}
+	}
+	return ax
+}
+
+// xCoord is the x coordinate of the i-th of xs on an axis of the given
+// kind: the index on a category axis, the value otherwise.
+func xCoord(kind string, xs []float64, i int) any {
+	if kind == "category" {
+		return i
+	}
+	return num(xs[i])
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -273,71 +267,34 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ganttJS draws a span [start, end] on lane y as a rectangle clipped to the
-// plot area. Data items are [start us, end us, lane index].
-const ganttJS = `function (params, api) {
-  var y = api.value(2), s = api.coord([api.value(0), y]), e = api.coord([api.value(1), y]);
-  var h = api.size([0, 1])[1] * 0.6;
-  var r = echarts.graphic.clipRectByRect({x: s[0], y: s[1] - h / 2, width: Math.max(e[0] - s[0], 1), height: h},
-    {x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height});
-  return r && {type: 'rect', shape: r, style: {fill: api.visual('color')}};
-}`
-
-const ganttTooltipJS = `function (p) { return p.seriesName + ' (' + p.name + '): ' + p.value[0].toFixed(3) + ' - ' + p.value[1].toFixed(3) + ' us'; }`
-
-// Timeline is a per-core Gantt chart of a trace: one lane per core and trace
-// lane (core states, lock ownership, tasks), one colour per label, time in
-// microseconds.
-func Timeline(title string, tr *sim.Trace) *Chart {
-	type laneKey struct {
-		core int
-		lane string
-	}
-	var lanes []laneKey
-	laneIdx := map[laneKey]int{}
-	bySeries := map[string][]opts.CustomData{}
-	if tr != nil {
-		for _, s := range tr.Spans {
-			k := laneKey{s.Core, s.Lane}
-			if _, ok := laneIdx[k]; !ok {
-				laneIdx[k] = len(lanes)
-				lanes = append(lanes, k)
-			}
-		}
-		// Lanes sorted by core then lane name; re-index after sorting.
-		sort.Slice(lanes, func(i, j int) bool {
-			return lanes[i].core < lanes[j].core || lanes[i].core == lanes[j].core && lanes[i].lane < lanes[j].lane
-		})
-		for i, k := range lanes {
-			laneIdx[k] = i
-		}
-		for _, s := range tr.Spans {
-			name := fmt.Sprintf("core %d %s", s.Core, s.Lane)
-			bySeries[s.Label] = append(bySeries[s.Label], opts.CustomData{Name: name,
-				Value: []any{s.Start.Micros(), s.End.Micros(), laneIdx[laneKey{s.Core, s.Lane}]}})
-		}
-	}
-	names := make([]string, len(lanes))
-	for i, k := range lanes {
-		names[i] = fmt.Sprintf("core %d %s", k.core, k.lane)
-	}
-	c := charts.NewCustom()
-	c.SetGlobalOptions(append(globals(title, "per-core timeline"),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: opts.FuncOpts(ganttTooltipJS)}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "us", Type: "value", Scale: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names}),
-		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: 0}, opts.DataZoom{Type: "inside", XAxisIndex: 0}))...)
-	for _, label := range sortedKeys(bySeries) {
-		c.AddSeries(label, bySeries[label], charts.WithCustomChartOpts(opts.CustomChart{RenderItem: opts.FuncOpts(ganttJS)}),
-			charts.WithEncodeOpts(opts.Encode{X: []int{0, 1}, Y: 2}))
-	}
-	return newChart(title, c)
-}
-
-// Series is a named list of values, one per category.
+// Series is a named list of values, one per category or x value.
 type Series struct {
 	Name   string
 	Values []float64
+}
+
+// seriesStyle gives a series its name's colour (lines, markers and bars).
+func seriesStyle(name string) []charts.SeriesOpts {
+	c := colorOf(name)
+	return []charts.SeriesOpts{charts.WithItemStyleOpts(opts.ItemStyle{Color: c}), charts.WithLineStyleOpts(opts.LineStyle{Color: c, Width: 2})}
+}
+
+// names returns the series' names.
+func names(series []Series) []string {
+	out := make([]string, len(series))
+	for i, s := range series {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// allValues pools the series' values.
+func allValues(series []Series) []float64 {
+	var out []float64
+	for _, s := range series {
+		out = append(out, s.Values...)
+	}
+	return out
 }
 
 // Lines plots plain numbers against a numeric x axis, one line per series:
@@ -345,86 +302,78 @@ type Series struct {
 // parameter. series[k].Values[i] is the value at x[i]; NaN, infinities and
 // values missing at the end of a shorter series leave gaps, values beyond
 // len(x) are ignored. xName names the x axis (with its unit), unit the y
-// axis.
+// axis. Axes are logarithmic where the values span more than 30x.
 func Lines(title, xName, unit string, x []float64, series ...Series) *Chart {
+	return linesChart(title, "", xName, unit, x, series)
+}
+
+// linesChart is Lines with a subtitle.
+func linesChart(title, subtitle, xName, unit string, x []float64, series []Series) *Chart {
+	kind := axisKind(x)
 	line := charts.NewLine()
-	line.SetGlobalOptions(append(globals(title, ""),
-		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "value", Scale: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Name: unit, Type: "value", Scale: opts.Bool(true)}))...)
+	line.SetGlobalOptions(append(layout{title: title, subtitle: subtitle, height: chartHeight, legend: names(series), bottom: 64}.globals(),
+		charts.WithXAxisOpts(xAxis(xName, x)), charts.WithYAxisOpts(yAxis(unit, allValues(series))))...)
+	if kind == "category" {
+		line.SetXAxis(xAxis(xName, x).Data)
+	}
 	for _, s := range series {
 		data := make([]opts.LineData, len(x))
-		for i, xv := range x {
+		for i := range x {
 			y := math.NaN()
 			if i < len(s.Values) {
 				y = s.Values[i]
 			}
-			data[i] = opts.LineData{Value: []any{num(xv), num(y)}}
+			data[i] = opts.LineData{Value: []any{xCoord(kind, x, i), num(y)}}
 		}
-		line.AddSeries(s.Name, data)
+		line.AddSeries(s.Name, data, seriesStyle(s.Name)...)
 	}
-	return newChart(title, line)
+	return newChart(title, chartHeight, plainCSV(xName, x, series), line)
+}
+
+// maxLabelledBars is the most bars a chart labels with their values.
+const maxLabelledBars = 12
+
+// Bars draws plain numbers as grouped bars, one group per category and one
+// bar per series (each series in its colour, the same in every chart of
+// the notebook), each labelled with its value when there are few. With a
+// single series each bar takes its category's colour (categories are
+// usually variants). The axis is logarithmic where the values span more
+// than 30x; NaN leaves a bar out.
+func Bars(title, unit string, categories []string, series ...Series) *Chart {
+	var legend []string
+	if len(series) > 1 {
+		legend = names(series)
+	}
+	return barsChart(barSpec{layout: layout{title: title, height: chartHeight, legend: legend, bottom: 40}, unit: unit,
+		categories: categories, byCategory: len(series) == 1, labels: len(categories)*len(series) <= maxLabelledBars,
+		csv: categoryCSV(categories, series)}, plainBars(categories, series))
 }
 
 // StackedBars stacks series per category (power components per variant,
 // energy split by state).
 func StackedBars(title, unit string, categories []string, series []Series) *Chart {
 	bar := charts.NewBar()
-	bar.SetGlobalOptions(append(globals(title, ""), charts.WithYAxisOpts(opts.YAxis{Name: unit, Type: "value"}))...)
+	ya := yAxis(unit, nil)
+	ya.Scale = nil // a stack starts at 0
+	bar.SetGlobalOptions(append(layout{title: title, height: chartHeight, legend: names(series), bottom: 40}.globals(),
+		charts.WithXAxisOpts(categoryAxis()), charts.WithYAxisOpts(ya))...)
 	bar.SetXAxis(categories)
 	for _, s := range series {
-		data := make([]opts.BarData, len(s.Values))
-		for i, v := range s.Values {
+		data := make([]opts.BarData, len(categories))
+		for i := range categories {
+			v := math.NaN()
+			if i < len(s.Values) {
+				v = s.Values[i]
+			}
 			data[i] = opts.BarData{Value: num(v)}
 		}
-		bar.AddSeries(s.Name, data, charts.WithBarChartOpts(opts.BarChart{Stack: "total"}))
+		bar.AddSeries(s.Name, data, append(seriesStyle(s.Name), charts.WithBarChartOpts(opts.BarChart{Stack: "total", BarCategoryGap: "40%"}))...)
 	}
-	return newChart(title, bar)
+	return newChart(title, chartHeight, categoryCSV(categories, series), bar)
 }
 
-// MetricStack stacks the means of several metrics (in the same unit, e.g.
-// per-component power) per variant at the default sweep point.
-func MetricStack(r *Result, title, unit string, metrics ...string) *Chart {
-	cats := r.Experiment.VariantNames()
-	var series []Series
-	for _, m := range metrics {
-		s := Series{Name: m}
-		for _, v := range cats {
-			s.Values = append(s.Values, r.Summary(v, r.DefaultPoint(), m).Mean)
-		}
-		series = append(series, s)
-	}
-	return StackedBars(title, unit, cats, series)
-}
-
-// TornadoBar is one parameter's effect in a tornado chart: the change of a
-// quantity (in %) when the parameter is at its Low and its High value.
-type TornadoBar struct {
-	Param     string
-	Low, High float64
-}
-
-// Tornado draws horizontal bars of each parameter's effect, largest span on
-// top.
-func Tornado(title, unit string, bars []TornadoBar) *Chart {
-	sorted := slices.Clone(bars)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		return math.Abs(sorted[i].High-sorted[i].Low) < math.Abs(sorted[j].High-sorted[j].Low)
-	})
-	names := make([]string, len(sorted))
-	low := make([]opts.BarData, len(sorted))
-	high := make([]opts.BarData, len(sorted))
-	for i, b := range sorted {
-		names[i] = b.Param
-		low[i] = opts.BarData{Value: num(b.Low)}
-		high[i] = opts.BarData{Value: num(b.High)}
-	}
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(append(globals(title, "change from baseline with each ASSUME parameter at its Low / High"),
-		charts.WithXAxisOpts(opts.XAxis{Name: unit, Type: "value"}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category"}))...)
-	bar.SetXAxis(names) // Validate puts it on the y axis (XYReversal)
-	bar.AddSeries("at Low", low, charts.WithBarChartOpts(opts.BarChart{BarGap: "-100%"}))
-	bar.AddSeries("at High", high, charts.WithBarChartOpts(opts.BarChart{BarGap: "-100%"}))
-	bar.XYReversal()
-	return newChart(title, bar)
+// categoryAxis is a category axis whose labels all show, wrapped rather
+// than hidden or cut.
+func categoryAxis() opts.XAxis {
+	return opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0", Width: 150, Overflow: "break", Margin: 12}}
 }

@@ -1,10 +1,18 @@
 package labkit
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"synclab/platforms"
 )
 
 func TestLines(t *testing.T) {
@@ -51,6 +59,283 @@ func TestLines(t *testing.T) {
 		}
 		if c.Title != "energy per op" || c.ID == "" {
 			t.Errorf("%s: chart %q id %q", tc.name, c.Title, c.ID)
+		}
+	}
+}
+
+// chartOption is the part of an ECharts option the chart tests read.
+type chartOption struct {
+	Title  struct{ Text, Subtext string } `json:"title"`
+	Legend struct{ Data []string }        `json:"legend"`
+	XAxis  []struct {
+		Type    string
+		Name    string
+		LogBase float64
+		Data    []string
+	} `json:"xAxis"`
+	YAxis []struct {
+		Type, Name string
+	} `json:"yAxis"`
+	Toolbox struct {
+		Feature map[string]json.RawMessage
+	} `json:"toolbox"`
+	Series []struct {
+		ID, Name, Type string
+		RenderItem     string
+		ItemStyle      struct{ Color string }
+		Data           []struct {
+			Value     []any
+			ItemStyle struct{ Color string }
+		}
+	} `json:"series"`
+}
+
+func parseOption(t *testing.T, c *Chart) chartOption {
+	t.Helper()
+	var o chartOption
+	if err := json.Unmarshal([]byte(c.Option), &o); err != nil {
+		t.Fatalf("%s: option is not JSON: %v", c.Title, err)
+	}
+	return o
+}
+
+// handResult is a result of e with the given metric values per variant and
+// point (repeats = len of each list).
+func handResult(e platforms.Experiment, metric string, values map[string][][]float64) *Result {
+	r := &Result{Experiment: e}
+	for _, v := range e.Variants {
+		for p, xs := range values[v.Name] {
+			for i, x := range xs {
+				r.Runs = append(r.Runs, Run{Variant: v.Name, Point: p, Repeat: i, Metrics: map[string]float64{metric: x}})
+			}
+		}
+	}
+	return r
+}
+
+// resetColors forgets the colour assignment (a fresh notebook session).
+func resetColors(t *testing.T) {
+	t.Helper()
+	t.Setenv("GONB_TMP_DIR", "")
+	colors.Lock()
+	colors.loaded, colors.Variants, colors.Others = false, nil, nil
+	colors.Unlock()
+}
+
+// TestVariantColoursStable: a variant has the same colour in every chart,
+// whatever the order or subset of variants of each; every chart has a
+// legend entry per variant, and no two variants share a colour.
+func TestVariantColoursStable(t *testing.T) {
+	resetColors(t)
+	e := fixture()
+	e.Variants = append(e.Variants, platforms.Variant{Name: "medium"})
+	five := []float64{1, 2, 3, 4, 5}
+	all := handResult(e, "time_ms", map[string][][]float64{"fast": {five}, "slow": {five}, "medium": {five}})
+	reversed := e.Clone()
+	slices.Reverse(reversed.Variants)
+	rev := handResult(reversed, "time_ms", map[string][][]float64{"fast": {five}, "slow": {five}, "medium": {five}})
+	sweep, err := e.WithSweep("work", 10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := handResult(sweep, "time_ms", map[string][][]float64{"fast": {five, five}, "slow": {five, five}, "medium": {five, five}})
+	line, err := SweepLines(sw, "time_ms", "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts := []*Chart{BarsCI(all, "time_ms"), BarsCI(rev, "time_ms"), line, BarsCI(sw, "time_ms"),
+		Lines("plain", "x", "y", []float64{1, 2}, Series{Name: "slow", Values: []float64{1, 2}}),
+		Bars("plain bars", "y", []string{"medium", "fast"}, Series{Name: "v", Values: []float64{1, 2}})}
+	seen := map[string]string{}
+	for _, c := range charts {
+		o := parseOption(t, c)
+		for _, s := range o.Series {
+			color := s.ItemStyle.Color
+			if s.Name == "v" { // one series: coloured by category
+				for i, d := range s.Data {
+					if cat := []string{"medium", "fast"}[i]; d.ItemStyle.Color != seen[cat] {
+						t.Errorf("%s: bar %s is %s, elsewhere %s", c.Title, cat, d.ItemStyle.Color, seen[cat])
+					}
+				}
+				continue
+			}
+			if prev, ok := seen[s.Name]; ok && prev != color {
+				t.Errorf("%s: %s is %s here, %s in an earlier chart", c.Title, s.Name, color, prev)
+			}
+			seen[s.Name] = color
+		}
+		if len(o.Legend.Data) > 0 && len(o.Legend.Data) != len(slices.Compact(slices.Sorted(slices.Values(o.Legend.Data)))) {
+			t.Errorf("%s: legend %v repeats an entry", c.Title, o.Legend.Data)
+		}
+		if _, ok := o.Toolbox.Feature["saveAsImage"]; !ok {
+			t.Errorf("%s: no save-as-image tool", c.Title)
+		}
+		if _, ok := o.Toolbox.Feature["dataView"]; !ok {
+			t.Errorf("%s: no data-view tool", c.Title)
+		}
+	}
+	if o := parseOption(t, line); !slices.Equal(o.Legend.Data, []string{"fast", "slow", "medium"}) {
+		t.Errorf("sweep legend %v, want one entry per variant", o.Legend.Data)
+	}
+	if len(seen) < 3 || seen["fast"] == seen["slow"] || seen["slow"] == seen["medium"] || seen["fast"] == seen["medium"] {
+		t.Errorf("variant colours %v: want three distinct ones", seen)
+	}
+	if len(palette) < 12 {
+		t.Errorf("palette of %d colours, want at least 12", len(palette))
+	}
+}
+
+// TestColoursKeptAcrossCells: in a notebook every cell is a new program; the
+// assignment lives in the kernel session's directory.
+func TestColoursKeptAcrossCells(t *testing.T) {
+	resetColors(t)
+	t.Setenv("GONB_TMP_DIR", t.TempDir())
+	first := []string{colorOf("zeta"), colorOf("alpha")}
+	colors.Lock()
+	colors.loaded, colors.Variants, colors.Others = false, nil, nil // the next cell's program
+	colors.Unlock()
+	if got := []string{colorOf("alpha"), colorOf("zeta")}; got[0] != first[1] || got[1] != first[0] {
+		t.Errorf("colours after a new cell %v, before %v", got, first)
+	}
+}
+
+// intervals returns the [lo, hi] of the error bars (custom series drawing
+// bars: items [cat, mean, lo, hi, ...]) and bands ([x, lo, hi]) of a chart.
+func intervals(t *testing.T, c *Chart) (out [][2]float64, dots int) {
+	t.Helper()
+	for _, s := range parseOption(t, c).Series {
+		for _, d := range s.Data {
+			switch {
+			case s.RenderItem == fnPrefix+"bar" && d.Value[2] != nil:
+				out = append(out, [2]float64{d.Value[2].(float64), d.Value[3].(float64)})
+			case s.RenderItem == fnPrefix+"band":
+				out = append(out, [2]float64{d.Value[1].(float64), d.Value[2].(float64)})
+			case s.RenderItem == fnPrefix+"dot" || s.Type == "scatter":
+				dots++
+			}
+		}
+	}
+	return out, dots
+}
+
+// TestIntervalsClippedAndRepeats: an interval never leaves the metric's
+// physical range (a time is not negative, a share not above 100%), and
+// fewer than MinRepeatsForCI runs draw the runs instead.
+func TestIntervalsClippedAndRepeats(t *testing.T) {
+	resetColors(t)
+	e := fixture()
+	e.Metrics = append(e.Metrics, platforms.Metric{Name: "busy_pct", Unit: "%"}, platforms.Metric{Name: "delta", Unit: "x", Min: -10, Max: 10})
+	e, err := e.WithSweep("work", 10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy := []float64{0.01, 9, 0.02, 12, 0.05} // 95% interval far below 0
+	full := []float64{99.9, 60, 100, 99.8, 30}  // above 100
+	wide := []float64{-9, 9.5, -8, 9.9, 0}
+	tests := []struct {
+		metric string
+		values []float64
+		lo, hi float64
+	}{{"time_ms", noisy, 0, math.Inf(1)}, {"busy_pct", full, 0, 100}, {"delta", wide, -10, 10}}
+	for _, tc := range tests {
+		vals := map[string][][]float64{"fast": {tc.values, tc.values}, "slow": {tc.values, tc.values}}
+		r := handResult(e, tc.metric, vals)
+		if s := r.Summary("fast", 0, tc.metric); s.Lo >= tc.lo && s.Hi <= tc.hi {
+			t.Fatalf("%s: the test data's interval [%g, %g] is inside the range", tc.metric, s.Lo, s.Hi)
+		}
+		line, err := SweepLines(r, tc.metric, "work")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []*Chart{BarsCI(r, tc.metric), line} {
+			iv, dots := intervals(t, c)
+			if len(iv) != 4 || dots != 0 {
+				t.Errorf("%s: %d intervals and %d dots, want 4 and none", c.Title, len(iv), dots)
+			}
+			for _, b := range iv {
+				if b[0] < tc.lo || b[1] > tc.hi {
+					t.Errorf("%s: interval [%g, %g] outside [%g, %g]", c.Title, b[0], b[1], tc.lo, tc.hi)
+				}
+			}
+		}
+		few := handResult(e, tc.metric, map[string][][]float64{"fast": {tc.values[:2], tc.values[:2]}, "slow": {tc.values[:2], tc.values[:2]}})
+		line, _ = SweepLines(few, tc.metric, "work")
+		for _, c := range []*Chart{BarsCI(few, tc.metric), line} {
+			if iv, dots := intervals(t, c); len(iv) != 0 || dots != 8 {
+				t.Errorf("%s with 2 repeats: %d intervals and %d dots, want none and one dot per run (8)", c.Title, len(iv), dots)
+			}
+			if o := parseOption(t, c); !strings.Contains(o.Title.Subtext, "each run") {
+				t.Errorf("%s: subtitle %q does not say the dots are runs", c.Title, o.Title.Subtext)
+			}
+		}
+	}
+}
+
+// TestAxisTypes: numeric sweeps sit on value axes, logarithmic beyond a 30x
+// span (base 2 over powers of two), evenly spaced when they include 0 and
+// span decades; values spanning more than 30x get a log y axis.
+func TestAxisTypes(t *testing.T) {
+	resetColors(t)
+	tests := []struct {
+		name    string
+		x, y    []float64
+		xType   string
+		logBase float64
+		yType   string
+	}{
+		{"cores", []float64{1, 2, 4, 8, 16, 32, 64}, []float64{5, 6, 7, 8, 9, 10, 11}, "log", 2, "value"},
+		{"hz", []float64{100, 250, 300, 1000}, []float64{2e-3, 5, 4, 1}, "value", 0, "log"},
+		{"spin_limit", []float64{0, 10, 100, 1000, 10000}, []float64{1, 2, 3, 4, 5}, "category", 0, "value"},
+		{"lose_wake", []float64{0, 0.01, 0.1, 0.5}, []float64{1, 2, 3, 0}, "category", 0, "value"},
+		{"cs", []float64{3, 30, 300}, []float64{1, 2, 3}, "log", 0, "value"},
+	}
+	for _, tc := range tests {
+		o := parseOption(t, Lines(tc.name, tc.name, "ms", tc.x, Series{Name: "a", Values: tc.y}))
+		if o.XAxis[0].Type != tc.xType || o.XAxis[0].LogBase != tc.logBase || o.YAxis[0].Type != tc.yType {
+			t.Errorf("%s: x %s (base %g), y %s; want x %s (base %g), y %s", tc.name, o.XAxis[0].Type, o.XAxis[0].LogBase,
+				o.YAxis[0].Type, tc.xType, tc.logBase, tc.yType)
+		}
+		if tc.xType == "category" && len(o.XAxis[0].Data) != len(tc.x) {
+			t.Errorf("%s: categories %v", tc.name, o.XAxis[0].Data)
+		}
+	}
+	// Bars over 3 us and 2.4 ms: a linear axis would hide the first.
+	o := parseOption(t, Bars("wait", "ms", []string{"wfe", "wfi"}, Series{Name: "wait", Values: []float64{0.0033, 2.4}}))
+	if o.YAxis[0].Type != "log" {
+		t.Errorf("bars spanning 700x: y axis %s, want log", o.YAxis[0].Type)
+	}
+}
+
+// TestResultChartsLinkTheirRuns: a chart of a result carries its runs as
+// CSV, one row per run, which its HTML links.
+func TestResultChartsLinkTheirRuns(t *testing.T) {
+	resetColors(t)
+	e, err := fixture().WithSweep("work", 10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := handResult(e, "time_ms", map[string][][]float64{"fast": {{1, 2, 3}, {4, 5, 6}}, "slow": {{1, 2}, {3}}})
+	line, err := SweepLines(r, "time_ms", "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Chart{BarsCI(r, "time_ms"), line} {
+		h := c.HTML()
+		_, link, ok := strings.Cut(h, `href="data:text/csv;base64,`)
+		if !ok {
+			t.Fatalf("%s: no CSV link", c.Title)
+		}
+		link, _, _ = strings.Cut(link, `"`)
+		b, err := base64.StdEncoding.DecodeString(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || len(rows) != 1+len(r.Runs) {
+			t.Errorf("%s: %d CSV rows (%v), want a header and %d runs", c.Title, len(rows), err, len(r.Runs))
+		}
+		if !strings.Contains(h, fmt.Sprintf("(CSV, %d rows)", len(r.Runs))) {
+			t.Errorf("%s: the link does not say how many rows", c.Title)
 		}
 	}
 }

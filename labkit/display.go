@@ -1,7 +1,9 @@
 package labkit
 
 import (
+	"encoding/base64"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +12,6 @@ import (
 
 	"synclab/labkit/nbexport"
 )
-
-// echartsCDN is where the ECharts library is fetched from when no local
-// copy exists (a visible warning says so).
-const echartsCDN = "https://cdn.jsdelivr.net/npm/echarts@5.4.3/dist/echarts.min.js"
 
 // echartsPath locates the local ECharts build: $SYNCLAB_ECHARTS, else
 // .tools/echarts/echarts.min.js under the repository root or a directory
@@ -42,45 +40,61 @@ func echartsPath() string {
 	return ""
 }
 
-// cdnLoaderJS fetches ECharts from the CDN and evaluates it with AMD and
-// CommonJS hidden, so it defines window.echarts even under require.js.
-const cdnLoaderJS = `if (!window.echarts && !window.__synclabEChartsLoading) { window.__synclabEChartsLoading = true;
-  fetch(%q).then(function (r) { return r.text(); }).then(function (t) { (new Function('define', 'module', 'exports', t)).call(window); }); }`
+// missingLibraryHTML is shown instead of charts when there is no local
+// ECharts copy: reports are shared by e-mail and on wikis, so charts never
+// load a script from the network.
+const missingLibraryHTML = `<div class="synclab-error" style="color:#b00000;font-weight:bold">SyncLab: charts cannot be drawn: ` +
+	`no local ECharts copy (.tools/echarts/echarts.min.js). Run <code>make setup</code> (scripts/setup.sh) in the repository, ` +
+	`or set SYNCLAB_ECHARTS to an echarts.min.js.</div>`
 
-// LibraryHTML returns the HTML that defines window.echarts once per page: the
-// local copy inlined (guarded against re-definition; AMD/CommonJS hidden so
-// classic Notebook's require.js does not capture it), or, without a local
-// copy, a visible warning and a loader that fetches it from the CDN.
+// LibraryHTML returns the HTML that defines window.echarts once per page:
+// the local copy inlined (guarded against re-definition; AMD/CommonJS
+// hidden so classic Notebook's require.js does not capture it), or, without
+// a local copy, a visible error that says how to get one.
 func LibraryHTML() string {
 	if p := echartsPath(); p != "" {
 		if b, err := os.ReadFile(p); err == nil {
 			return "<script>if (!window.echarts) { (function (define, module, exports) {\n" + nbexport.EscapeScript(string(b)) + "\n}).call(window); }</script>"
 		}
 	}
-	return `<div style="color:#b00000;font-weight:bold">SyncLab warning: no local ECharts copy (.tools/echarts/echarts.min.js; run the setup or set SYNCLAB_ECHARTS): charts load it from the CDN and need the network.</div>` +
-		"<script>" + fmt.Sprintf(cdnLoaderJS, echartsCDN) + "</script>"
+	return missingLibraryHTML
 }
 
-// HTML returns the chart's element and the script that draws it once
-// window.echarts exists (it waits for it; if the library never appears,
-// e.g. after clearing a notebook's outputs, it shows a warning and fetches
-// the library from the CDN). The option is escaped for the <script>
-// element, so a title or series name may contain "</script>".
+// HTML returns the chart's element, the script that draws it once
+// window.echarts exists (it waits for it, and says so if the library never
+// appears, e.g. after clearing a notebook's outputs) and a link to the
+// chart's data as CSV. The chart follows the page's width (at most
+// maxChartWidth) and redraws when it changes or the page is printed. The
+// option is escaped for the <script> element, so a title or series name
+// may contain "</script>".
 func (c *Chart) HTML() string {
-	return fmt.Sprintf(`<div id="%[1]s" class="synclab-chart" style="width:%[2]s;height:%[3]s"></div>
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div id="%[1]s" class="synclab-chart" style="width:100%%;max-width:%[2]dpx;height:%[3]s"></div>
 <script>(function () {
   var el = document.currentScript && document.currentScript.previousElementSibling;
   if (!el || el.id !== %[4]q) { el = document.getElementById(%[4]q); }
-  function draw() { var chart = echarts.init(el); chart.setOption(%[5]s); }
+  %[6]s
+  %[7]s
+  function draw() {
+    var chart = echarts.init(el); chart.setOption(revive(%[5]s));
+    var resize = function () { chart.resize(); };
+    window.addEventListener('resize', resize); window.addEventListener('beforeprint', resize);
+  }
   if (window.echarts) { draw(); return; }
   var tries = 0, timer = setInterval(function () {
     if (window.echarts) { clearInterval(timer); draw(); return; }
     if (++tries == 60) {
-      el.insertAdjacentHTML('beforebegin', '<div style="color:#b00000">SyncLab: ECharts is not on this page (outputs cleared?); call labkit.InitNotebook() to inline the local copy. Trying the CDN.</div>');
-      %[6]s
+      clearInterval(timer);
+      el.insertAdjacentHTML('beforebegin', '<div style="color:#b00000">SyncLab: ECharts is not on this page (outputs cleared?): call labkit.InitNotebook(), or run make setup if the library is missing.</div>');
     }
   }, 50);
-})();</script>`, c.ID, c.Width, c.Height, c.ID, nbexport.EscapeScript(c.Option), fmt.Sprintf(cdnLoaderJS, echartsCDN))
+})();</script>`, c.ID, maxChartWidth, c.Height, c.ID, nbexport.EscapeScript(c.Option), funcsJS(c.Option), reviveJS)
+	if c.csv != "" {
+		rows := strings.Count(strings.TrimSuffix(c.csv, "\n"), "\n")
+		fmt.Fprintf(&b, "\n"+`<div class="synclab-data"><a class="synclab-csv" download="%s.csv" href="data:text/csv;base64,%s">data behind this chart (CSV, %d rows)</a></div>`,
+			html.EscapeString(slug(c.Title)), base64.StdEncoding.EncodeToString([]byte(c.csv)), rows)
+	}
+	return b.String()
 }
 
 // injectedMarker is a file in the GoNB kernel's temporary directory that
@@ -149,14 +163,21 @@ func Display(charts ...*Chart) {
 // reached GoNB (gonbui.Sync); outside a notebook it prints it on stdout.
 func DisplayTable(t Table) {
 	if inNotebook() {
-		displayHTML(tableCSS + t.HTML())
+		displayHTML(t.StyledHTML())
 		syncNotebook()
 		return
 	}
 	t.WriteText(os.Stdout)
 }
 
-const tableCSS = `<style>table.synclab{border-collapse:collapse;margin:0.5em 0;font-size:13px}
+// StyledHTML is the table's HTML with its style sheet, as DisplayTable
+// shows it.
+func (t Table) StyledHTML() string { return tableCSS + t.HTML() }
+
+// tableCSS styles tables: text left, numbers right (the class is doubled
+// to win over JupyterLab's right-aligned cells in exported notebooks).
+const tableCSS = `<style>table.synclab{border-collapse:collapse;margin:0.5em 0;font-size:13px;display:block;overflow-x:auto;max-width:100%}
 table.synclab caption{font-weight:bold;text-align:left;padding:4px 0}
-table.synclab th,table.synclab td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+table.synclab.synclab th,table.synclab.synclab td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+table.synclab.synclab td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.synclab th{background:#f3f3f3}</style>`

@@ -63,8 +63,8 @@ func TestChartHTMLEscapesScriptEnd(t *testing.T) {
 		t.Errorf("chart HTML has %d </script, want 1 (its own end):\n%s", n, h)
 	}
 	// The escaped option is still the same JSON.
-	_, call, _ := strings.Cut(h, "chart.setOption(")
-	option, _, ok := strings.Cut(call, "); }\n")
+	_, call, _ := strings.Cut(h, "chart.setOption(revive(")
+	option, _, ok := strings.Cut(call, "));\n")
 	if !ok {
 		t.Fatalf("no setOption call in\n%s", h)
 	}

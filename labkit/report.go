@@ -49,23 +49,24 @@ func Stamp(res *Result) string {
 		res.Experiment.Name, res.Experiment.Seed, res.Hash, res.Code, runs, res.Shard, res.Created.Format(time.RFC3339))
 }
 
-// Result adds an experiment's result: description, reproducibility stamp,
-// the failed runs (if any), the summary table, a CI bar chart per metric,
-// the claims table and the parameters.
+// Result adds an experiment's result: description, the failed runs (if
+// any), the claims table (the article against the model), a bar chart per
+// metric, the summary table, the parameters and the reproducibility stamp.
 func (r *Report) Result(res *Result) *Report {
 	e := res.Experiment
-	r.Markdown("## " + e.Name + "\n\n" + e.Description + "\n\n" + Stamp(res))
+	r.Markdown("## " + e.Name + "\n\n" + e.Description)
 	if len(res.Failures()) > 0 {
 		r.Table(FailuresTable(res))
-	}
-	r.Table(SummaryTable(res))
-	for _, m := range e.Metrics {
-		r.Chart(BarsCI(res, m.Name))
 	}
 	if claims := res.Claims(); len(claims) > 0 {
 		r.Table(ClaimsTable(claims))
 	}
+	for _, m := range e.Metrics {
+		r.Chart(BarsCI(res, m.Name))
+	}
+	r.Table(SummaryTable(res))
 	r.Table(ParamsTable("Parameters of "+e.Name+" (platform "+e.Platform+")", e.Params))
+	r.Markdown(Stamp(res))
 	return r
 }
 
@@ -80,7 +81,7 @@ func (r *Report) HTML() string {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html.EscapeString(r.Title) + "</title>\n")
 	b.WriteString(`<style>body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;line-height:1.45}
-code,pre{background:#f5f5f5}pre{padding:.5em;overflow:auto}.synclab-chart{margin:1em 0}</style>` + tableCSS + "\n")
+code,pre{background:#f5f5f5}pre{padding:.5em;overflow:auto}.synclab-chart{margin:1em 0}.synclab-data{font-size:.85em;margin:-.5em 0 1em}</style>` + tableCSS + "\n")
 	if len(r.charts) > 0 {
 		b.WriteString(LibraryHTML() + "\n")
 	}

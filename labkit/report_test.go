@@ -73,8 +73,8 @@ func TestReportSelfContained(t *testing.T) {
 		}
 	}
 	t.Setenv("SYNCLAB_ECHARTS", filepath.Join(t.TempDir(), "none.js"))
-	if h := NewReport("x").Chart(hist).HTML(); !strings.Contains(h, "SyncLab warning: no local ECharts copy") {
-		t.Error("missing local copy must show a visible warning")
+	if h := NewReport("x").Chart(hist).HTML(); !strings.Contains(h, "charts cannot be drawn") || strings.Contains(h, "fetch(") || strings.Contains(h, "https:") {
+		t.Error("missing local copy must show a visible error and load no script")
 	}
 }
 

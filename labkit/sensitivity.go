@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"synclab/platforms"
 )
@@ -104,6 +105,7 @@ func RunSensitivity(ctx context.Context, e platforms.Experiment, conclusions []C
 		conclusions = DefaultConclusions(base)
 	}
 	s := &Sensitivity{Experiment: e.Name, Baseline: base, Conclusions: conclusions}
+	var varied []string
 	for _, p := range e.Params {
 		if p.Prov != platforms.ASSUME {
 			continue
@@ -126,7 +128,14 @@ func RunSensitivity(ctx context.Context, e platforms.Experiment, conclusions []C
 			}
 			s.Cases = append(s.Cases, c)
 		}
+		varied = append(varied, p.Key)
 	}
+	runs := len(base.Runs)
+	for _, c := range s.Cases {
+		runs += len(c.Result.Runs)
+	}
+	noteRun(base, nil, false, false, runs, fmt.Sprintf("sensitivity: this baseline and %d cases, each with one of %s at the Low or High end of its plausible range",
+		len(s.Cases), strings.Join(varied, ", ")))
 	return s, nil
 }
 

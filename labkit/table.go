@@ -4,10 +4,15 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"math"
+	"os"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"synclab/platforms"
 )
@@ -18,43 +23,184 @@ type Table struct {
 	Title  string
 	Header []string
 	Rows   [][]string
+	// Key is the number of leading columns that name a row (metric, swept
+	// values): when WriteText splits a table too wide for the terminal
+	// into several, each part repeats them.
+	Key int
 }
 
-// WriteText prints t with aligned columns.
-func (t Table) WriteText(w io.Writer) {
-	width := make([]int, len(t.Header))
+// minColumn is the narrowest a column gets when WriteText wraps its cells.
+const minColumn = 12
+
+// WriteText prints t with aligned columns, fitted to the terminal's width
+// when w is a terminal (else $COLUMNS, else unlimited): see WriteTextWidth.
+func (t Table) WriteText(w io.Writer) { t.WriteTextWidth(w, TerminalWidth(w)) }
+
+// TerminalWidth is the width of w if it is a terminal, else $COLUMNS, else 0
+// (no limit).
+func TerminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}
+
+// WriteTextWidth prints t with aligned columns in at most width characters
+// per line (0: no limit). A table too wide is split into parts of whole
+// columns, each repeating the Key columns; a part still too wide wraps the
+// text of its widest columns over several lines.
+func (t Table) WriteTextWidth(w io.Writer, width int) {
+	natural := make([]int, len(t.Header))
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range row {
-			if i < len(width) {
-				width[i] = max(width[i], utf8.RuneCountInString(c))
+			if i < len(natural) {
+				natural[i] = max(natural[i], utf8.RuneCountInString(c))
 			}
 		}
 	}
 	if t.Title != "" {
 		fmt.Fprintln(w, t.Title)
 	}
-	line := func(row []string) {
-		var b strings.Builder
-		for i, c := range row {
-			if i < len(width) {
-				b.WriteString(c + strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)))
-				b.WriteString("  ")
+	for i, cols := range t.parts(natural, width) {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		widths := fitWidths(cols, natural, width)
+		t.writePart(w, cols, widths)
+	}
+}
+
+// parts groups the column indexes into parts that fit width, each starting
+// with the Key columns.
+func (t Table) parts(natural []int, width int) [][]int {
+	key := min(max(t.Key, 0), len(natural))
+	all := make([]int, len(natural))
+	for i := range all {
+		all[i] = i
+	}
+	total := 0
+	for _, n := range natural {
+		total += n + 2
+	}
+	if width <= 0 || total-2 <= width || key == 0 || key == len(natural) {
+		return [][]int{all}
+	}
+	keyWidth := 0
+	for _, n := range natural[:key] {
+		keyWidth += n + 2
+	}
+	var parts [][]int
+	cur, used := slices.Clone(all[:key]), keyWidth
+	for c := key; c < len(natural); c++ {
+		if len(cur) > key && used+natural[c] > width {
+			parts = append(parts, cur)
+			cur, used = slices.Clone(all[:key]), keyWidth
+		}
+		cur = append(cur, c)
+		used += natural[c] + 2
+	}
+	return append(parts, cur)
+}
+
+// fitWidths returns the widths of cols: their natural widths, the widest
+// narrowed (not below minColumn) until the line fits width.
+func fitWidths(cols, natural []int, width int) []int {
+	widths := make([]int, len(cols))
+	total := -2
+	for i, c := range cols {
+		widths[i] = natural[c]
+		total += widths[i] + 2
+	}
+	for width > 0 && total > width {
+		widest := 0
+		for i := range widths {
+			if widths[i] > widths[widest] {
+				widest = i
 			}
 		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		if widths[widest] <= minColumn {
+			break
+		}
+		widths[widest]--
+		total--
+	}
+	return widths
+}
+
+// writePart prints the header, a rule and the rows of the columns cols with
+// the given widths, wrapping cells wider than their column.
+func (t Table) writePart(w io.Writer, cols, widths []int) {
+	line := func(row []string) {
+		cells := make([][]string, len(cols))
+		lines := 1
+		for i, c := range cols {
+			text := ""
+			if c < len(row) {
+				text = row[c]
+			}
+			cells[i] = wrapText(text, widths[i])
+			lines = max(lines, len(cells[i]))
+		}
+		for l := range lines {
+			var b strings.Builder
+			for i, cell := range cells {
+				s := ""
+				if l < len(cell) {
+					s = cell[l]
+				}
+				b.WriteString(s + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(s)) + "  ")
+			}
+			fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		}
 	}
 	line(t.Header)
-	seps := make([]string, len(width))
-	for i, n := range width {
-		seps[i] = strings.Repeat("-", n)
+	rule := make([]string, len(t.Header))
+	for i, c := range cols {
+		rule[c] = strings.Repeat("-", widths[i])
 	}
-	line(seps)
+	line(rule)
 	for _, r := range t.Rows {
 		line(r)
 	}
 }
 
-// HTML renders t as an HTML table with its title as caption.
+// wrapText breaks s into lines of at most width runes, at spaces where it
+// can.
+func wrapText(s string, width int) []string {
+	if utf8.RuneCountInString(s) <= width || width <= 0 {
+		return []string{s}
+	}
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(s) {
+		r := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(r) > width {
+			lines = append(lines, string(cur))
+			cur = nil
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		cur = append(cur, r...)
+		for len(cur) > width { // a word longer than the column
+			lines = append(lines, string(cur[:width]))
+			cur = cur[width:]
+		}
+	}
+	return append(lines, string(cur))
+}
+
+// numericCell matches cells that hold a number (with its interval), which
+// HTML tables align right.
+var numericCell = regexp.MustCompile(`^[-+]?[\d,.]+(e-?\d+)?%?( ± [\d,.]+(e-?\d+)?)?$`)
+
+// HTML renders t as an HTML table with its title as caption; cells holding
+// numbers are right-aligned (class "n").
 func (t Table) HTML() string {
 	var b strings.Builder
 	b.WriteString(`<table class="synclab">`)
@@ -69,7 +215,11 @@ func (t Table) HTML() string {
 	for _, r := range t.Rows {
 		b.WriteString("<tr>")
 		for _, c := range r {
-			b.WriteString("<td>" + html.EscapeString(c) + "</td>")
+			if numericCell.MatchString(c) {
+				b.WriteString(`<td class="n">` + html.EscapeString(c) + "</td>")
+			} else {
+				b.WriteString("<td>" + html.EscapeString(c) + "</td>")
+			}
 		}
 		b.WriteString("</tr>")
 	}
@@ -77,59 +227,59 @@ func (t Table) HTML() string {
 	return b.String()
 }
 
-// Num formats a number with 4 significant digits ("-" for NaN).
-func Num(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return fmt.Sprintf("%.4g", x)
-}
-
-// meanCI formats a summary as "mean ± half-width".
-func meanCI(s Summary) string {
-	if math.IsNaN(s.Half) {
-		return Num(s.Mean)
-	}
-	return Num(s.Mean) + " ± " + Num(s.Half)
-}
-
-// SummaryTable lists, per variant and sweep point, each metric's mean ± 95%
-// CI half-width over the successful runs. When runs failed, a "failed runs"
-// column says how many and why (e.g. "1 of 3 runs failed: deadlock at ...").
+// SummaryTable lists each metric's mean ± 95% CI half-width over the
+// successful runs: one row per metric (per sweep point), one column per
+// variant, so it stays narrow on a terminal. When runs failed, a "failed
+// runs" row per point says how many and why (e.g. "1 of 3 runs failed:
+// deadlock at ...").
 func SummaryTable(r *Result) Table {
 	e := r.Experiment
-	t := Table{Title: fmt.Sprintf("%s: mean ± 95%% CI over %d repeats", e.Name, e.Repeats), Header: []string{"variant"}}
+	title := fmt.Sprintf("%s: mean ± 95%% CI over %d repeats", e.Name, e.Repeats)
+	if e.Repeats < 2 {
+		title = fmt.Sprintf("%s: one run per variant and point (no interval)", e.Name)
+	}
+	t := Table{Title: title, Key: len(e.Sweep) + 1}
 	for _, a := range e.Sweep {
 		t.Header = append(t.Header, a.Param)
 	}
-	for _, m := range e.Metrics {
-		t.Header = append(t.Header, m.Name+" ("+m.Unit+")")
-	}
-	anyFailed := len(r.Failures()) > 0
-	if anyFailed {
-		t.Header = append(t.Header, "failed runs")
-	}
-	points := e.Points()
-	for _, v := range e.Variants {
-		for p, pt := range points {
-			note := r.failureNote(v.Name, p)
-			if len(r.runsAt(v.Name, p, false)) == 0 && note == "" {
-				continue // not in this shard
-			}
-			row := []string{v.Name}
-			for _, a := range e.Sweep {
-				row = append(row, Num(pt[a.Param]))
-			}
-			for _, m := range e.Metrics {
-				row = append(row, meanCI(r.Summary(v.Name, p, m.Name)))
-			}
-			if anyFailed {
-				row = append(row, note)
+	t.Header = append(append(t.Header, "metric"), e.VariantNames()...)
+	for p, pt := range e.Points() {
+		present, notes := false, make([]string, len(e.Variants))
+		for i, v := range e.Variants {
+			notes[i] = r.failureNote(v.Name, p)
+			present = present || notes[i] != "" || len(r.runsAt(v.Name, p, false)) > 0
+		}
+		if !present {
+			continue // not in this shard
+		}
+		var lead []string
+		for _, a := range e.Sweep {
+			lead = append(lead, Num(pt[a.Param]))
+		}
+		for _, m := range e.Metrics {
+			row := append(slices.Clone(lead), metricLabel(m))
+			for _, v := range e.Variants {
+				cell := ""
+				if s := r.Summary(v.Name, p, m.Name); s.N > 0 {
+					cell = MeanCI(s)
+				}
+				row = append(row, cell)
 			}
 			t.Rows = append(t.Rows, row)
 		}
+		if slices.ContainsFunc(notes, func(n string) bool { return n != "" }) {
+			t.Rows = append(t.Rows, append(append(slices.Clone(lead), "failed runs"), notes...))
+		}
 	}
 	return t
+}
+
+// metricLabel is a metric's name with its unit: "ns_per_op (ns)".
+func metricLabel(m platforms.Metric) string {
+	if m.Unit == "" {
+		return m.Name
+	}
+	return m.Name + " (" + m.Unit + ")"
 }
 
 // FailuresTable lists the failed runs of r: variant, swept values, repeat,
@@ -154,23 +304,24 @@ func FailuresTable(r *Result) Table {
 	return t
 }
 
-// ClaimsTable shows article vs simulated numbers, deviation, direction and
-// verdict, one row per claim; a variant whose runs all failed shows
-// "failed" instead of a simulated number.
+// ClaimsTable shows article vs simulated numbers, how the model compares
+// with the article ("36x lower"), direction and verdict, one row per claim;
+// a variant whose runs all failed shows "failed" instead of a simulated
+// number.
 func ClaimsTable(claims []Claim) Table {
-	t := Table{Title: "Claims: article vs simulated (default parameters)",
-		Header: []string{"metric", "unit", "article", "simulated (mean ± 95% CI)", "deviation", "direction", "verdict"}}
+	t := Table{Title: "Claims: article vs simulated (default parameters)", Key: 1,
+		Header: []string{"metric", "unit", "article", "simulated (mean ± 95% CI)", "model vs article", "direction", "verdict"}}
 	for _, c := range claims {
 		var art, sim, dev []string
 		for _, s := range c.Sides {
 			art = append(art, s.Variant+" "+Num(s.Article))
 			if s.Sim.N == 0 {
 				sim = append(sim, s.Variant+" failed")
-				dev = append(dev, "-")
+				dev = append(dev, s.Variant+" -")
 				continue
 			}
-			sim = append(sim, s.Variant+" "+meanCI(s.Sim))
-			dev = append(dev, fmt.Sprintf("%+.0f%%", s.DeviationPct))
+			sim = append(sim, s.Variant+" "+MeanCI(s.Sim))
+			dev = append(dev, s.Variant+" "+Relative(s.Sim.Mean, s.Article))
 		}
 		t.Rows = append(t.Rows, []string{c.Metric, c.Unit, strings.Join(art, " / "), strings.Join(sim, " / "), strings.Join(dev, " / "), c.Direction, c.Verdict})
 	}
@@ -193,13 +344,13 @@ func ParamsTable(title string, ps platforms.Params) Table {
 	sorted := ps.Clone()
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 	for _, p := range sorted {
-		accepted := fmt.Sprintf("[%g, %g]", p.Min, p.Max)
+		accepted := "[" + Num(p.Min) + ", " + Num(p.Max) + "]"
 		if len(p.Choices) > 0 {
 			accepted = fmt.Sprint(p.Choices)
 		}
 		plausible := ""
 		if p.Prov == platforms.ASSUME {
-			plausible = fmt.Sprintf("%g..%g", p.Low, p.High)
+			plausible = Num(p.Low) + " – " + Num(p.High)
 		}
 		t.Rows = append(t.Rows, []string{p.Key, Num(p.Value), p.Unit, string(p.Prov), accepted, plausible, p.Source})
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,23 @@ type Metric struct {
 	Unit   string `msgpack:"unit" json:"unit"`
 	Better Better `msgpack:"better" json:"better"`
 	Doc    string `msgpack:"doc" json:"doc"`
+	// Min and Max bound the metric's physical range (charts clip
+	// confidence intervals to it). Min defaults to 0: counts, times and
+	// power are not negative (a signed metric sets -math.MaxFloat64). Max
+	// 0 means none, except for a unit of "%", whose default is 100.
+	Min float64 `msgpack:"min,omitempty" json:"min,omitempty"`
+	Max float64 `msgpack:"max,omitempty" json:"max,omitempty"`
+}
+
+// Range returns the bounds of the metric's physical range (see Min, Max).
+func (m Metric) Range() (lo, hi float64) {
+	switch {
+	case m.Max != 0:
+		return m.Min, m.Max
+	case m.Unit == "%":
+		return m.Min, 100
+	}
+	return m.Min, math.Inf(1)
 }
 
 // Variant is one alternative an experiment compares (a lock primitive, a wait

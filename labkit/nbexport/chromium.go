@@ -37,12 +37,12 @@ func netnsWorks(ctx context.Context) bool {
 	return exec.CommandContext(ctx, "unshare", "--net", "true").Run() == nil
 }
 
-// RenderedDOM opens a local HTML file in headless Chromium with the network off (an empty network
-// namespace when possible, and in any case a proxy that refuses every connection), lets its scripts
-// run for budget of virtual time, and returns the DOM it ended with.
-func RenderedDOM(ctx context.Context, htmlPath string, budget time.Duration) ([]byte, error) {
-	chromium := ChromiumPath()
-	if chromium == "" {
+// chromium runs headless Chromium on a local HTML file with the network off (an empty network
+// namespace when possible, and in any case a proxy that refuses every connection), letting its
+// scripts run for budget of virtual time, with the given output flags; it returns stdout.
+func chromium(ctx context.Context, htmlPath string, budget time.Duration, output ...string) ([]byte, error) {
+	browser := ChromiumPath()
+	if browser == "" {
 		return nil, errors.New("no chromium found (Debian: apt-get install chromium, or set SYNCLAB_CHROMIUM)")
 	}
 	abs, err := filepath.Abs(htmlPath)
@@ -57,15 +57,15 @@ func RenderedDOM(ctx context.Context, htmlPath string, budget time.Duration) ([]
 	args := []string{
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir=" + profile,
+		"--disable-dev-shm-usage", "--user-data-dir=" + profile, "--window-size=1200,900",
 		// Network off: every connection goes to a proxy on the discard port, which refuses it.
 		"--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
 		"--virtual-time-budget=" + strconv.Itoa(int(budget.Milliseconds())),
-		"--dump-dom", "file://" + abs,
 	}
-	name := chromium
+	args = append(append(args, output...), "file://"+abs)
+	name := browser
 	if netnsWorks(ctx) {
-		args = append([]string{"--net", chromium}, args...)
+		args = append([]string{"--net", browser}, args...)
 		name = "unshare"
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget+90*time.Second)
@@ -74,12 +74,39 @@ func RenderedDOM(ctx context.Context, htmlPath string, budget time.Duration) ([]
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s", chromium, err, tail(stderr.String(), 15))
-	}
-	if !bytes.Contains(stdout.Bytes(), []byte("<html")) {
-		return nil, fmt.Errorf("%s printed no DOM for %s\n%s", chromium, htmlPath, tail(stderr.String(), 15))
+		return nil, fmt.Errorf("%s: %v\n%s", browser, err, tail(stderr.String(), 15))
 	}
 	return stdout.Bytes(), nil
+}
+
+// RenderedDOM opens a local HTML file in headless Chromium with the network off, lets its scripts
+// run for budget of virtual time, and returns the DOM it ended with.
+func RenderedDOM(ctx context.Context, htmlPath string, budget time.Duration) ([]byte, error) {
+	dom, err := chromium(ctx, htmlPath, budget, "--dump-dom")
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(dom, []byte("<html")) {
+		return nil, fmt.Errorf("chromium printed no DOM for %s", htmlPath)
+	}
+	return dom, nil
+}
+
+// PrintPDF prints a local HTML report to pdfPath with headless Chromium, network off, once its
+// scripts (the charts) have run.
+func PrintPDF(ctx context.Context, htmlPath, pdfPath string) error {
+	abs, err := filepath.Abs(pdfPath)
+	if err != nil {
+		return err
+	}
+	if _, err := chromium(ctx, htmlPath, 10*time.Second, "--no-pdf-header-footer", "--print-to-pdf="+abs); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+		return fmt.Errorf("chromium wrote no PDF to %s (%v)", pdfPath, err)
+	}
+	return nil
 }
 
 var canvasTag = regexp.MustCompile(`<canvas\b[^>]*\bwidth="(\d+)"[^>]*\bheight="(\d+)"`)

@@ -1,17 +1,22 @@
 // Package nbexport executes GoNB notebooks headless and writes self-contained HTML reports.
 //
-// Export runs `jupyter nbconvert --execute --to html` with the repository's GoNB kernel (installed
-// by scripts/setup.sh in <repo>/.tools/jupyter) and then makes the page work offline: nbconvert's
-// require.js and MathJax <script src> tags are replaced by inlined copies from <repo>/.tools (MathJax
-// only when the page contains math). The charts' ECharts library is inlined by labkit's display code.
-// Check verifies a page needs no external script; Chromium (chromium.go) verifies that every chart
-// is drawn with the network off.
+// Export (export.go) checks its input first (Validate), then, per notebook: prepares a copy
+// (parameters.go: lab report -p values injected after the cell tagged parameters; markdown cells
+// between unforgeable markers; code cells to hide tagged), executes it with `jupyter nbconvert
+// --execute --to notebook` on the repository's GoNB kernel (installed by scripts/setup.sh in
+// <repo>/.tools/jupyter) with a session log in which labkit notes every experiment run
+// (session.go), finishes the executed notebook (no empty outputs, a title block with the summary,
+// a reproducibility stamp: stamp.go) and converts it to HTML. The page (page.go) then gets
+// nbconvert's require.js and MathJax inlined from <repo>/.tools (MathJax only when the page
+// contains math), its markdown sanitised (sanitize.go), its table of contents and its styles. The
+// charts' ECharts library is inlined by labkit's display code. Check verifies a page needs no
+// external script; Chromium (chromium.go) verifies that every chart is drawn with the network off,
+// and prints reports to PDF.
 package nbexport
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -88,6 +93,21 @@ func FindTools(near ...string) (Tools, error) {
 	return Tools{}, errors.New("nbexport: no SyncLab setup found (.tools/jupyter/kernels/gonb/kernel.json) at or above the notebooks or the working directory: run scripts/setup.sh (make lab) in the repository, or set SYNCLAB_ROOT")
 }
 
+// offlineAssets are the scripts a report inlines, under .tools: without them a report would need
+// the network, so an export refuses to start (no unverified download as a fallback).
+var offlineAssets = []string{"echarts/echarts.min.js", "requirejs/require.js", "mathjax/tex-svg.js"}
+
+// checkAssets reports the first offline asset missing, with the command that fetches them
+// (integrity-checked).
+func (t Tools) checkAssets() error {
+	for _, a := range offlineAssets {
+		if _, err := os.Stat(filepath.Join(t.Dir(), filepath.FromSlash(a))); err != nil {
+			return fmt.Errorf("%s is missing (reports work offline and never load scripts from the network): run make setup (scripts/setup.sh) in %s", filepath.Join(".tools", a), t.Root)
+		}
+	}
+	return nil
+}
+
 // Env returns the environment for jupyter: the repository's tools first on PATH and its kernel
 // first on JUPYTER_PATH.
 func (t Tools) Env() []string {
@@ -114,40 +134,6 @@ func (t Tools) Env() []string {
 	set("SYNCLAB_ECHARTS", filepath.Join(t.Dir(), "echarts", "echarts.min.js"))
 	set("PYTHONUNBUFFERED", "1")
 	return env
-}
-
-// Export executes each notebook and writes outDir/<name>.html, self-contained (no CDN). It stops at
-// the first notebook that fails; the error names the notebook, the failing cell and its output.
-func Export(ctx context.Context, notebooks []string, outDir string) error {
-	if len(notebooks) == 0 {
-		return errors.New("nbexport: no notebooks given")
-	}
-	for _, nb := range notebooks {
-		if _, err := os.Stat(nb); err != nil {
-			return fmt.Errorf("nbexport: %w", err)
-		}
-	}
-	if _, err := exec.LookPath("jupyter-nbconvert"); err != nil {
-		return errors.New("nbexport: jupyter-nbconvert not found on PATH: run scripts/setup.sh (Debian: apt-get install jupyter-nbconvert jupyter-notebook)")
-	}
-	tools, err := FindTools(notebooks...)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return fmt.Errorf("nbexport: %w", err)
-	}
-	for _, nb := range notebooks {
-		if err := exportOne(ctx, tools, nb, outDir); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// OutputPath returns the HTML path Export writes for a notebook.
-func OutputPath(notebook, outDir string) string {
-	return filepath.Join(outDir, strings.TrimSuffix(filepath.Base(notebook), filepath.Ext(notebook))+".html")
 }
 
 func cellTimeout() time.Duration {
@@ -184,14 +170,18 @@ func killMarked(marker string) {
 	}
 }
 
-// nbconvert runs jupyter nbconvert with the kernel and asset settings; it returns stderr.
-func nbconvert(ctx context.Context, tools Tools, dir string, args ...string) (string, error) {
+// nbconvert runs jupyter nbconvert with the kernel and asset settings, executing the notebook when
+// execute is set, with env added to the environment; it returns stderr.
+func nbconvert(ctx context.Context, tools Tools, dir string, execute bool, env []string, args ...string) (string, error) {
 	base := []string{
-		"nbconvert", "--execute",
+		"nbconvert",
 		"--ExecutePreprocessor.kernel_name=" + kernelName,
 		fmt.Sprintf("--ExecutePreprocessor.timeout=%d", int(cellTimeout().Seconds())),
 		"--HTMLExporter.require_js_url=" + requireJSPlaceholder,
 		"--HTMLExporter.mathjax_url=" + mathJaxPlaceholder,
+	}
+	if execute {
+		base = append(base, "--execute")
 	}
 	cmd := exec.CommandContext(ctx, "jupyter", append(base, args...)...)
 	cmd.Dir = dir
@@ -199,7 +189,7 @@ func nbconvert(ctx context.Context, tools Tools, dir string, args ...string) (st
 	// reached through nbconvert's process group. Mark everything this run starts with a unique
 	// environment variable; after nbconvert ends, whatever still carries the mark is a leftover.
 	marker := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
-	cmd.Env = append(tools.Env(), runMarkerEnv+"="+marker)
+	cmd.Env = append(append(tools.Env(), env...), runMarkerEnv+"="+marker)
 	// On cancellation, interrupt nbconvert first so nbclient shuts the kernel down cleanly.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
@@ -212,164 +202,6 @@ func nbconvert(ctx context.Context, tools Tools, dir string, args ...string) (st
 		return stderr.String(), ctx.Err()
 	}
 	return stderr.String(), err
-}
-
-func exportOne(ctx context.Context, tools Tools, notebook, outDir string) error {
-	abs, err := filepath.Abs(notebook)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "nbexport-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
-	start := time.Now()
-	log, err := nbconvert(ctx, tools, filepath.Dir(abs), "--to", "html", "--output-dir", tmp, "--output", name, abs)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("nbexport: %s: interrupted after %s: %w", notebook, time.Since(start).Round(time.Second), ctx.Err())
-		}
-		return fmt.Errorf("nbexport: %s: %s", notebook, diagnose(ctx, tools, abs, log))
-	}
-	page, err := os.ReadFile(filepath.Join(tmp, name+".html"))
-	if err != nil {
-		return fmt.Errorf("nbexport: %s: nbconvert wrote no HTML: %w\n%s", notebook, err, tail(log, 20))
-	}
-	page, err = inlineAssets(tools, page)
-	if err != nil {
-		return fmt.Errorf("nbexport: %s: %w", notebook, err)
-	}
-	out := OutputPath(notebook, outDir)
-	if err := os.WriteFile(out, page, 0o644); err != nil {
-		return fmt.Errorf("nbexport: %w", err)
-	}
-	if err := Check(page); err != nil {
-		return fmt.Errorf("nbexport: %s (written to %s): %w", notebook, out, err)
-	}
-	return nil
-}
-
-var (
-	requireTag = regexp.MustCompile(`<script src="` + regexp.QuoteMeta(requireJSPlaceholder) + `">\s*</script>`)
-	// nbconvert's mathjax macro: the loader tag, then an inline MathJax 2 configuration.
-	mathJaxBlock = regexp.MustCompile(`(?s)<!-- Load mathjax -->\s*<script src="` + regexp.QuoteMeta(mathJaxPlaceholder) +
-		`">\s*</script>.*?<!-- End of mathjax configuration -->`)
-	scriptOrStyle = regexp.MustCompile(`(?is)<script\b.*?</script>|<style\b.*?</style>`)
-	// $...$ as pandoc reads it: no space inside either dollar, no digit right after the closing one.
-	mathSyntax = regexp.MustCompile(`\$\$|\\\(|\\\[|\\begin\{|\$[^\s$<>]([^$<>\n]*[^\s$<>\\])?\$([^0-9]|$)`)
-)
-
-// mathJaxConfig configures MathJax 3 like nbconvert's MathJax 2 setup (TeX delimiters, AMS numbering).
-const mathJaxConfig = `<script>window.MathJax = {
-  tex: {inlineMath: [['$', '$'], ['\\(', '\\)']], displayMath: [['$$', '$$'], ['\\[', '\\]']],
-        processEscapes: true, processEnvironments: true, tags: 'ams'},
-  svg: {fontCache: 'global'}
-};</script>
-`
-
-// inlineScript returns a <script> element holding the file's code.
-func inlineScript(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("%w (run scripts/setup.sh to fetch the offline assets)", err)
-	}
-	return "<script>\n" + EscapeScript(string(b)) + "\n</script>", nil
-}
-
-// EscapeScript makes JavaScript text safe to place inside a <script> element: it writes every
-// "</script" (in any case, which would end the element) as "<\/script", which means the same in
-// JavaScript strings, regular expressions and comments. labkit uses it for the charts too.
-func EscapeScript(js string) string {
-	var b strings.Builder
-	b.Grow(len(js))
-	for {
-		i := strings.Index(js, "</")
-		if i < 0 {
-			break
-		}
-		b.WriteString(js[:i+1]) // up to the '<'
-		js = js[i+1:]           // from the '/'
-		if len(js) >= 7 && strings.EqualFold(js[1:7], "script") {
-			b.WriteByte('\\')
-		}
-	}
-	b.WriteString(js)
-	return b.String()
-}
-
-// needsMath reports whether a page's text (outside scripts and styles) contains TeX math.
-func needsMath(page []byte) bool {
-	return mathSyntax.Match(scriptOrStyle.ReplaceAll(page, nil))
-}
-
-// inlineAssets replaces nbconvert's require.js and MathJax loaders by inlined local copies; MathJax
-// is dropped when the page has no math.
-func inlineAssets(tools Tools, page []byte) ([]byte, error) {
-	if !requireTag.Match(page) {
-		return nil, errors.New("nbconvert output has no require.js loader to inline (template changed?)")
-	}
-	req, err := inlineScript(filepath.Join(tools.Dir(), "requirejs", "require.js"))
-	if err != nil {
-		return nil, err
-	}
-	page = requireTag.ReplaceAllLiteral(page, []byte(req))
-	if !mathJaxBlock.Match(page) {
-		return nil, errors.New("nbconvert output has no MathJax loader to replace (template changed?)")
-	}
-	mj := "<!-- MathJax omitted: no math on this page -->"
-	if needsMath(page) {
-		s, err := inlineScript(filepath.Join(tools.Dir(), "mathjax", "tex-svg.js"))
-		if err != nil {
-			return nil, err
-		}
-		mj = mathJaxConfig + s
-	}
-	return mathJaxBlock.ReplaceAllLiteral(page, []byte(mj)), nil
-}
-
-var (
-	scriptSrc   = regexp.MustCompile(`(?is)<script\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)`)
-	linkHref    = regexp.MustCompile(`(?is)<link\b[^>]*\bhref\s*=\s*["']?(https?:[^"'\s>]+|//[^"'\s>]+)`)
-	chartDiv    = regexp.MustCompile(`<div id="([^"]+)" class="synclab-chart"`)
-	echartsLib  = []byte(`.echarts={})}`) // the UMD header of the inlined ECharts build
-	cdnFallback = []byte("SyncLab warning: no local ECharts copy")
-)
-
-// Charts returns the ids of the charts (labkit's <div class="synclab-chart">) in a page.
-func Charts(page []byte) []string {
-	var ids []string
-	for _, m := range chartDiv.FindAllSubmatch(page, -1) {
-		ids = append(ids, string(m[1]))
-	}
-	return ids
-}
-
-// Check verifies that a page needs no network: no <script src> other than data: URLs, no
-// stylesheet from the web, and, when it has charts, the ECharts library inlined.
-func Check(page []byte) error {
-	var problems []string
-	for _, m := range scriptSrc.FindAllSubmatch(page, -1) {
-		if src := string(m[1]); !strings.HasPrefix(src, "data:") {
-			problems = append(problems, "external script "+src)
-		}
-	}
-	for _, m := range linkHref.FindAllSubmatch(page, -1) {
-		problems = append(problems, "external stylesheet/link "+string(m[1]))
-	}
-	if n := len(Charts(page)); n > 0 {
-		if !bytes.Contains(page, echartsLib) {
-			problems = append(problems, fmt.Sprintf("%d chart(s) but no inlined ECharts library", n))
-		}
-	}
-	if bytes.Contains(page, cdnFallback) {
-		problems = append(problems, "labkit fell back to the ECharts CDN (no local copy when the notebook ran)")
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("page is not self-contained: %s", strings.Join(problems, "; "))
-	}
-	return nil
 }
 
 // cellErrorRE finds nbclient's CellExecutionError report: the cell source between dashed lines,
@@ -406,31 +238,35 @@ func diagnose(ctx context.Context, tools Tools, notebook, log string) string {
 	return msg
 }
 
+// cellIndex numbers a cell among all cells and among code cells, from 1.
 type cellIndex struct{ cell, code int }
 
 func (c cellIndex) valid() bool { return c.cell >= 0 }
 
 // failingCellOutputs re-executes the notebook up to the first code cell with the given source
-// (errors allowed) and returns the text of that cell's outputs.
+// (errors allowed) and returns the text of that cell's outputs. Cell numbers count the notebook's
+// own cells (not one lab report -p adds).
 func failingCellOutputs(ctx context.Context, tools Tools, notebook, source string) (cellIndex, string, error) {
 	none := cellIndex{-1, -1}
 	raw, err := os.ReadFile(notebook)
 	if err != nil {
 		return none, "", err
 	}
-	var nb map[string]any
-	if err := json.Unmarshal(raw, &nb); err != nil {
+	nb, err := ParseNotebook(raw)
+	if err != nil {
 		return none, "", err
 	}
-	cells, _ := nb["cells"].([]any)
-	idx, code := -1, 0
-	for i, c := range cells {
-		cell, _ := c.(map[string]any)
-		if cell["cell_type"] != "code" {
+	idx, ci := -1, cellIndex{0, 0}
+	for i, c := range nb.Cells {
+		if c.HasTag(InjectedTag) {
 			continue
 		}
-		code++
-		if strings.TrimSpace(joinSource(cell["source"])) == strings.TrimSpace(source) {
+		ci.cell++
+		if c.Type() != "code" {
+			continue
+		}
+		ci.code++
+		if strings.TrimSpace(c.Source()) == strings.TrimSpace(source) {
 			idx = i
 			break
 		}
@@ -438,12 +274,7 @@ func failingCellOutputs(ctx context.Context, tools Tools, notebook, source strin
 	if idx < 0 {
 		return none, "", errors.New("failing cell not found in the notebook")
 	}
-	ci := cellIndex{idx + 1, code}
-	nb["cells"] = cells[:idx+1]
-	trimmed, err := json.Marshal(nb)
-	if err != nil {
-		return ci, "", err
-	}
+	nb.Cells = nb.Cells[:idx+1]
 	tmp, err := os.MkdirTemp("", "nbexport-diag-")
 	if err != nil {
 		return ci, "", err
@@ -451,11 +282,11 @@ func failingCellOutputs(ctx context.Context, tools Tools, notebook, source strin
 	defer os.RemoveAll(tmp)
 	// Same directory as the notebook so relative paths resolve as in the failed run.
 	in := filepath.Join(filepath.Dir(notebook), ".nbexport-diagnose-"+filepath.Base(tmp)+".ipynb")
-	if err := os.WriteFile(in, trimmed, 0o644); err != nil {
+	if err := writeNotebook(in, nb); err != nil {
 		return ci, "", err
 	}
 	defer os.Remove(in)
-	if log, err := nbconvert(ctx, tools, filepath.Dir(notebook), "--to", "notebook", "--allow-errors",
+	if log, err := nbconvert(ctx, tools, filepath.Dir(notebook), true, nil, "--to", "notebook", "--allow-errors",
 		"--output-dir", tmp, "--output", "out", in); err != nil {
 		return ci, "", fmt.Errorf("%v\n%s", err, tail(log, 10))
 	}
@@ -463,57 +294,31 @@ func failingCellOutputs(ctx context.Context, tools Tools, notebook, source strin
 	if err != nil {
 		return ci, "", err
 	}
-	var executed struct {
-		Cells []struct {
-			Outputs []struct {
-				OutputType string         `json:"output_type"`
-				Name       string         `json:"name"`
-				Text       any            `json:"text"`
-				Data       map[string]any `json:"data"`
-				EName      string         `json:"ename"`
-				EValue     string         `json:"evalue"`
-			} `json:"outputs"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(outRaw, &executed); err != nil {
+	executed, err := ParseNotebook(outRaw)
+	if err != nil {
 		return ci, "", err
 	}
 	if len(executed.Cells) <= idx {
 		return ci, "", errors.New("re-run lost the failing cell")
 	}
 	var b strings.Builder
-	for _, o := range executed.Cells[idx].Outputs {
-		switch o.OutputType {
+	for _, o := range executed.Cells[idx].Outputs() {
+		switch o["output_type"] {
 		case "stream":
-			b.WriteString(joinSource(o.Text))
+			t, _ := sourceText(o["text"])
+			b.WriteString(t)
 		case "error":
-			fmt.Fprintf(&b, "%s: %s\n", o.EName, o.EValue)
+			fmt.Fprintf(&b, "%v: %v\n", o["ename"], o["evalue"])
 		default:
-			if t, ok := o.Data["text/plain"]; ok {
-				b.WriteString(joinSource(t) + "\n")
-			} else if h, ok := o.Data["text/html"]; ok {
-				b.WriteString(htmlToText(joinSource(h)) + "\n")
+			data, _ := o["data"].(map[string]any)
+			if t, ok := sourceText(data["text/plain"]); ok && t != "" {
+				b.WriteString(t + "\n")
+			} else if h, ok := sourceText(data["text/html"]); ok && h != "" {
+				b.WriteString(htmlToText(h) + "\n")
 			}
 		}
 	}
 	return ci, stripANSI(b.String()), nil
-}
-
-// joinSource joins nbformat's multiline strings (a string or a list of strings).
-func joinSource(v any) string {
-	switch s := v.(type) {
-	case string:
-		return s
-	case []any:
-		var b strings.Builder
-		for _, x := range s {
-			if xs, ok := x.(string); ok {
-				b.WriteString(xs)
-			}
-		}
-		return b.String()
-	}
-	return ""
 }
 
 var (

@@ -1,14 +1,21 @@
 package nbexport
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"synclab"
 )
 
 // e2e reports whether make test asked for the end-to-end tests: then a missing Jupyter, kernel or
@@ -48,11 +55,13 @@ func needChromium(t *testing.T) {
 	t.Skip("no chromium: headless report check skipped (apt-get install chromium)")
 }
 
-func writeNotebook(t *testing.T, dir, name string, cells ...map[string]any) string {
+func writeTestNotebook(t *testing.T, dir, name string, cells ...map[string]any) string {
 	t.Helper()
 	for i, c := range cells {
 		c["id"] = "c" + string(rune('a'+i))
-		c["metadata"] = map[string]any{}
+		if c["metadata"] == nil {
+			c["metadata"] = map[string]any{}
+		}
 		if c["cell_type"] == "code" {
 			c["outputs"] = []any{}
 			c["execution_count"] = nil
@@ -75,6 +84,12 @@ func writeNotebook(t *testing.T, dir, name string, cells ...map[string]any) stri
 }
 
 func code(src string) map[string]any { return map[string]any{"cell_type": "code", "source": src} }
+
+// tagged gives a test cell tags.
+func tagged(c map[string]any, tags ...string) map[string]any {
+	c["metadata"] = map[string]any{"tags": tags}
+	return c
+}
 func markdown(src string) map[string]any {
 	return map[string]any{"cell_type": "markdown", "source": src}
 }
@@ -95,7 +110,7 @@ func TestCheck(t *testing.T) {
 		{"web stylesheet", `<link rel="stylesheet" href="https://fonts.example.com/a.css">`, "external stylesheet"},
 		{"chart with library", lib + chart, ""},
 		{"chart without library", chart, "1 chart(s) but no inlined ECharts library"},
-		{"cdn fallback", lib + chart + `<div>SyncLab warning: no local ECharts copy (...)</div>`, "fell back to the ECharts CDN"},
+		{"no library when it ran", lib + chart + `<div>SyncLab: charts cannot be drawn: no local ECharts copy</div>`, "run make setup"},
 	}
 	for _, c := range cases {
 		err := Check([]byte(c.page))
@@ -220,6 +235,21 @@ func TestInlineAssets(t *testing.T) {
 	}
 }
 
+// TestMissingAssetsFailClosed: without the offline scripts an export does not start, and says
+// which command fetches them.
+func TestMissingAssetsFailClosed(t *testing.T) {
+	tools := fakeTools(t)
+	if err := tools.checkAssets(); err != nil {
+		t.Fatalf("all assets present: %v", err)
+	}
+	if err := os.Remove(filepath.Join(tools.Dir(), "echarts", "echarts.min.js")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.checkAssets(); err == nil || !strings.Contains(err.Error(), "echarts.min.js") || !strings.Contains(err.Error(), "make setup") {
+		t.Errorf("missing ECharts: %v, want an error naming it and make setup", err)
+	}
+}
+
 func TestFindTools(t *testing.T) {
 	tools := fakeTools(t)
 	deep := filepath.Join(tools.Root, "notebooks", "sub")
@@ -281,7 +311,7 @@ func TestHTMLToText(t *testing.T) {
 func TestExport(t *testing.T) {
 	needJupyter(t)
 	dir := t.TempDir()
-	nb := writeNotebook(t, dir, "small.ipynb",
+	nb := writeTestNotebook(t, dir, "small.ipynb",
 		markdown("# Small\n\nEnergy is $E = \\int P\\,dt$."),
 		code("var Answer = 42 // parameters"),
 		code("import \"synclab/platforms\"\n\n%%\nfmt.Println(\"provenance:\", platforms.MEAS, Answer)"),
@@ -290,7 +320,7 @@ func TestExport(t *testing.T) {
 		code("%%\ndefer gonbui.Sync()\ngonbui.DisplayHTML(\"<b>from pinned gonbui</b>\")"),
 	)
 	out := filepath.Join(dir, "out")
-	if err := Export(context.Background(), []string{nb}, out); err != nil {
+	if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
 		t.Fatal(err)
 	}
 	page, err := os.ReadFile(OutputPath(nb, out))
@@ -314,6 +344,110 @@ func TestExport(t *testing.T) {
 
 // TestExportFailingCell: a failing cell fails the export, and the error names the notebook, the
 // cell and what the cell printed.
+// TestReport exports a notebook that runs an experiment as a report: code hidden by default (shown
+// with ShowCode), markdown sanitised, -p changing what it prints, the stamp naming the code version,
+// and each chart of a result linking its data as CSV with one row per run.
+func TestReport(t *testing.T) {
+	needJupyter(t)
+	dir := t.TempDir()
+	nb := writeTestNotebook(t, dir, "rep.ipynb",
+		markdown("# Report test\n\nText with <script>window.injected = 1</script> in it."),
+		tagged(code("var (\n\tRepeats = 2 // seeds per variant\n)"), ParametersTag),
+		tagged(code(`import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/csv"
+	"fmt"
+	"regexp"
+
+	"synclab/labkit"
+	"synclab/labkit/catalog"
+)
+
+%%
+// codeMarker7f3a
+res := labkit.Must(labkit.RunWith(context.Background(), labkit.Must(catalog.Lookup("rk3399-spinlock-wait")),
+	labkit.Spec{Variants: []string{"wfe", "wfi"}, Set: map[string]float64{"duration_ms": 5}, Repeats: Repeats}))
+labkit.MD("ran %d runs", len(res.Runs))
+labkit.Display(labkit.BarsCI(res, "avg_lock_wait_ms"), labkit.BarsCI(res, "power_mw"))`), SummaryTag),
+	)
+	// The kernel compiles the same sources as this test: the stamp names them by their hash.
+	code := "src:" + synclab.SourceHash()[:12]
+	tests := []struct {
+		name     string
+		opts     Options
+		runs     int
+		codeShow bool
+	}{
+		{"-p Repeats=3, code hidden", Options{Params: map[string]string{"Repeats": "3"}}, 6, false},
+		{"defaults, code shown, PDF", Options{ShowCode: true, PDF: ChromiumPath() != ""}, 4, true},
+	}
+	for _, tc := range tests {
+		tc.opts.OutDir = filepath.Join(dir, "out")
+		if err := Export(context.Background(), []string{nb}, tc.opts); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		b, err := os.ReadFile(OutputPath(nb, tc.opts.OutDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		if want := fmt.Sprintf("ran %d runs", tc.runs); strings.Count(page, want) != 2 { // in the summary and in place
+			t.Errorf("%s: the page says %q %d times, want 2 (summary and cell)", tc.name, want, strings.Count(page, want))
+		}
+		if got := strings.Contains(page, "codeMarker7f3a"); got != tc.codeShow {
+			t.Errorf("%s: code shown %v, want %v", tc.name, got, tc.codeShow)
+		}
+		if strings.Contains(page, "<script>window.injected") || !strings.Contains(page, "&lt;script&gt;window.injected") {
+			t.Errorf("%s: markdown's <script> not escaped", tc.name)
+		}
+		_, stamp, ok := strings.Cut(page, `<h2 id="Reproducibility">`)
+		if !ok || !strings.Contains(stamp, code) || !strings.Contains(stamp, "rk3399-spinlock-wait") {
+			t.Errorf("%s: no stamp with the code version %s and the experiment", tc.name, code)
+		}
+		if tc.opts.Params != nil && !strings.Contains(stamp, "3 (set with -p)") {
+			t.Errorf("%s: the stamp does not record -p Repeats=3", tc.name)
+		}
+		if tc.opts.PDF {
+			pdf, err := os.ReadFile(strings.TrimSuffix(OutputPath(nb, tc.opts.OutDir), ".html") + ".pdf")
+			if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) || bytes.Count(pdf, []byte("/Subtype /Image")) < 2 {
+				t.Errorf("%s: no PDF with the two charts as images (%v)", tc.name, err)
+			}
+		}
+		ids := Charts(b)
+		links := csvLinks(t, page)
+		if len(ids) != 2 || len(links) != len(ids) {
+			t.Fatalf("%s: %d charts, %d CSV links; want 2 of each", tc.name, len(ids), len(links))
+		}
+		for i, rows := range links {
+			if len(rows) != tc.runs+1 || rows[0][0] != "experiment" {
+				t.Errorf("%s: chart %d's CSV has %d rows (header %v), want a header and one row per run (%d)", tc.name, i, len(rows), rows[0], tc.runs)
+			}
+		}
+	}
+}
+
+var csvLink = regexp.MustCompile(`<a class="synclab-csv" download="[^"]+" href="data:text/csv;base64,([^"]+)">`)
+
+// csvLinks decodes and parses every chart's CSV link in a page.
+func csvLinks(t *testing.T, page string) [][][]string {
+	t.Helper()
+	var out [][][]string
+	for _, m := range csvLink.FindAllStringSubmatch(page, -1) {
+		b, err := base64.StdEncoding.DecodeString(m[1])
+		if err != nil {
+			t.Fatalf("CSV link: %v", err)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			t.Fatalf("CSV link does not parse: %v\n%s", err, b)
+		}
+		out = append(out, rows)
+	}
+	return out
+}
+
 func TestExportFailingCell(t *testing.T) {
 	needJupyter(t)
 	dir := t.TempDir()
@@ -325,8 +459,8 @@ func TestExportFailingCell(t *testing.T) {
 		{"nocompile.ipynb", "%%\nx := undefinedThing + 1\nfmt.Println(x)", []string{"nocompile.ipynb", "code cell #2", "undefined: undefinedThing"}},
 	}
 	for _, c := range cases {
-		nb := writeNotebook(t, dir, c.name, code("%%\nfmt.Println(\"first cell ok\")"), code(c.src), code("%%\nfmt.Println(\"never runs\")"))
-		err := Export(context.Background(), []string{nb}, filepath.Join(dir, "out"))
+		nb := writeTestNotebook(t, dir, c.name, code("%%\nfmt.Println(\"first cell ok\")"), code(c.src), code("%%\nfmt.Println(\"never runs\")"))
+		err := Export(context.Background(), []string{nb}, Options{OutDir: filepath.Join(dir, "out")})
 		if err == nil {
 			t.Errorf("%s: export succeeded despite a failing cell", c.name)
 			continue
@@ -345,11 +479,11 @@ func TestExportFailingCell(t *testing.T) {
 func TestExportCancel(t *testing.T) {
 	needJupyter(t)
 	dir := t.TempDir()
-	nb := writeNotebook(t, dir, "slow.ipynb", code("%%\ntime.Sleep(time.Minute)"))
+	nb := writeTestNotebook(t, dir, "slow.ipynb", code("%%\ntime.Sleep(time.Minute)"))
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	start := time.Now()
-	err := Export(ctx, []string{nb}, filepath.Join(dir, "out"))
+	err := Export(ctx, []string{nb}, Options{OutDir: filepath.Join(dir, "out")})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("cancelled export: error %v, want an interruption", err)
 	}
@@ -425,7 +559,7 @@ func TestNotebooks(t *testing.T) {
 	for _, nb := range nbs {
 		t.Run(filepath.Base(nb), func(t *testing.T) {
 			start := time.Now()
-			if err := Export(context.Background(), []string{nb}, out); err != nil {
+			if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
 				t.Fatal(err)
 			}
 			took := time.Since(start)
@@ -470,7 +604,7 @@ func displayCalls(t *testing.T, notebook string) int {
 	}
 	n := 0
 	for _, c := range nb.Cells {
-		if c.CellType == "code" && strings.Contains(joinSource(c.Source), "labkit.Display(") {
+		if text, _ := sourceText(c.Source); c.CellType == "code" && strings.Contains(text, "labkit.Display(") {
 			n++
 		}
 	}

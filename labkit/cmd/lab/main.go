@@ -18,9 +18,7 @@ import (
 	"strings"
 	"syscall"
 
-	"synclab/labkit"
 	"synclab/labkit/catalog"
-	"synclab/labkit/nbexport"
 	"synclab/platforms"
 )
 
@@ -96,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "claims":
 		err = cmdClaims(ctx, rest, stdout, stderr)
 	case "report":
-		err = cmdReport(ctx, rest, stderr)
+		err = cmdReport(ctx, rest, stdout, stderr)
 	case "validate":
 		err = cmdValidate(ctx, rest, stdout, stderr)
 	case "calibrate":
@@ -154,35 +152,4 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("lab "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	return fs
-}
-
-func cmdList(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		return badInput("list takes no arguments")
-	}
-	cat := experiments()
-	if len(cat) == 0 {
-		fmt.Fprintln(stdout, "no experiments registered")
-		return nil
-	}
-	t := labkit.Table{Header: []string{"experiment", "platform", "variants", "description"}}
-	for _, e := range cat {
-		desc, _, _ := strings.Cut(e.Description, "\n")
-		t.Rows = append(t.Rows, []string{e.Name, e.Platform, strings.Join(e.VariantNames(), ","), desc})
-	}
-	t.WriteText(stdout)
-	return nil
-}
-
-func cmdReport(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlags("report", stderr)
-	out := fs.String("o", "", "output directory for the HTML files")
-	notebooks, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(notebooks) == 0 || *out == "" {
-		return badInput("usage: lab report NOTEBOOK... -o DIR")
-	}
-	return nbexport.Export(ctx, notebooks, *out)
 }

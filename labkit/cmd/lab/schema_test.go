@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -112,28 +114,39 @@ func TestJSONAndCSVOfEveryExperiment(t *testing.T) {
 		if points < 2 || len(doc.Cells) != points*len(e.Variants) || len(doc.Runs) != 2*len(doc.Cells) {
 			t.Fatalf("%s: %d cells, %d runs; want %d points x %d variants, 2 runs each", e.Name, len(doc.Cells), len(doc.Runs), points, len(e.Variants))
 		}
+		// The summary table: a row per point and metric (the swept values,
+		// then "metric (unit)"), a column per variant.
 		table := labkit.SummaryTable(res)
-		if len(table.Rows) != len(doc.Cells) {
-			t.Fatalf("%s: %d table rows, %d cells", e.Name, len(table.Rows), len(doc.Cells))
+		rows := map[string][]string{}
+		for _, row := range table.Rows {
+			rows[strings.Join(row[:len(e.Sweep)+1], "/")] = row
 		}
 		csvMeans := csvSummaries(t, e, csvFile)
-		for i, c := range doc.Cells {
-			row := table.Rows[i]
-			if row[0] != c.Variant {
-				t.Fatalf("%s: cell %d is %s, the table row %v", e.Name, i, c.Variant, row)
+		for _, c := range doc.Cells {
+			var lead []string
+			for _, a := range e.Sweep {
+				lead = append(lead, labkit.Num(c.Params[a.Param]))
 			}
-			for j, a := range e.Sweep {
-				if row[1+j] != labkit.Num(c.Params[a.Param]) {
-					t.Errorf("%s: cell %d %s=%v, table %s", e.Name, i, a.Param, c.Params[a.Param], row[1+j])
-				}
-			}
-			for j, m := range e.Metrics {
+			col := len(e.Sweep) + 1 + slices.Index(e.VariantNames(), c.Variant)
+			for _, m := range e.Metrics {
 				mean, ci := float64(c.Metrics[m.Name]), float64(c.CI95[m.Name])
-				want := labkit.Num(mean)
-				if c.N > 1 {
-					want += " ± " + labkit.Num(ci)
+				label := m.Name
+				if m.Unit != "" {
+					label += " (" + m.Unit + ")"
 				}
-				if got := row[1+len(e.Sweep)+j]; got != want {
+				row, ok := rows[strings.Join(append(slices.Clone(lead), label), "/")]
+				if !ok {
+					t.Fatalf("%s: no table row for %v %s", e.Name, lead, label)
+				}
+				want := ""
+				if c.N > 0 {
+					half := math.NaN()
+					if c.N > 1 {
+						half = ci
+					}
+					want = labkit.MeanCI(labkit.Summary{Mean: mean, Half: half})
+				}
+				if got := row[col]; got != want {
 					t.Errorf("%s: cell %s/%d %s = %s, the table says %s", e.Name, c.Variant, c.Point, m.Name, want, got)
 				}
 				key := fmt.Sprintf("%s/%d/%s", c.Variant, c.Point, m.Name)

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"synclab/labkit"
+)
+
+// cmdList prints one line per experiment: name, platform, variants and the
+// first sentence of its description, cut to the terminal's width (120
+// characters elsewhere; lab run NAME -h has the rest).
+func cmdList(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return badInput("list takes no arguments (lab run NAME -h describes one experiment)")
+	}
+	cat := experiments()
+	if len(cat) == 0 {
+		fmt.Fprintln(stdout, "no experiments registered")
+		return nil
+	}
+	width := labkit.TerminalWidth(stdout)
+	if width <= 0 {
+		width = 120 // not a terminal: still one readable line each
+	}
+	var nameW, platW, varW int
+	for _, e := range cat {
+		nameW = max(nameW, len(e.Name))
+		platW = max(platW, len(e.Platform))
+		varW = max(varW, len(variantCount(len(e.Variants))))
+	}
+	for _, e := range cat {
+		line := fmt.Sprintf("%-*s  %-*s  %-*s  %s", nameW, e.Name, platW, e.Platform, varW, variantCount(len(e.Variants)), firstSentence(e.Description))
+		fmt.Fprintln(stdout, cut(strings.TrimRight(line, " "), width))
+	}
+	return nil
+}
+
+func variantCount(n int) string {
+	if n == 1 {
+		return "1 variant"
+	}
+	return fmt.Sprintf("%d variants", n)
+}
+
+// firstSentence is the text up to the first full stop followed by a space
+// (or the first line).
+func firstSentence(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+// cut shortens s to width runes with an ellipsis (width <= 0: no limit).
+func cut(s string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(width-1, 0)]) + "…"
+}

@@ -1,0 +1,167 @@
+package labkit
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Num formats a number for people: at least 4 significant digits and every
+// integer digit, thousands separated ("41,811", "6,737", "1.83",
+// "0.003301"); scientific notation below 0.001 and from 1e15 ("2.179e-8");
+// "-" for NaN.
+func Num(x float64) string { return sigDigits(x, 4) }
+
+// sigDigits is Num with n significant digits.
+func sigDigits(x float64, n int) string {
+	switch {
+	case math.IsNaN(x):
+		return "-"
+	case math.IsInf(x, 1):
+		return "∞"
+	case math.IsInf(x, -1):
+		return "-∞"
+	case x == 0:
+		return "0"
+	}
+	a := math.Abs(x)
+	if a < 1e-3 || a >= 1e15 {
+		mant, exp, _ := strings.Cut(strconv.FormatFloat(x, 'e', n-1, 64), "e")
+		e, _ := strconv.Atoi(exp)
+		return trimZeros(mant) + "e" + strconv.Itoa(e)
+	}
+	decimals := max(0, n-1-int(math.Floor(math.Log10(a))))
+	s := trimZeros(strconv.FormatFloat(x, 'f', decimals, 64))
+	return groupThousands(s)
+}
+
+// trimZeros drops the trailing zeros of a decimal fraction ("1.830" ->
+// "1.83", "10.00" -> "10").
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+}
+
+// groupThousands puts commas between the thousands of the integer part.
+func groupThousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
+}
+
+// MeanCI formats a summary as "mean ± half-width of the 95% interval" with
+// the half-width to 2 significant digits ("41,811 ± 575"); the mean alone
+// when there is no interval (fewer than two values).
+func MeanCI(s Summary) string {
+	if math.IsNaN(s.Half) {
+		return Num(s.Mean)
+	}
+	return Num(s.Mean) + " ± " + sigDigits(s.Half, 2)
+}
+
+// siPrefixes are the prefixes Quantity uses, by power of 1000.
+var siPrefixes = map[int]string{-3: "n", -2: "µ", -1: "m", 0: "", 1: "k", 2: "M", 3: "G"}
+
+// siBases are the units Quantity rescales.
+var siBases = []string{"s", "W", "J", "Hz", "B"}
+
+// Quantity formats a value with its unit, moving an SI unit (s, W, J, Hz, B,
+// with or without a prefix: ms, us, µs, ns, mW, uJ, MHz...) to the prefix
+// that gives 1 to 999 ("0.0033 ms" -> "3.3 µs", "2,277 mW" -> "2.277 W");
+// other units are kept ("41,811 ops/s"). For prose: in a table column or on
+// an axis one unit for every value reads better.
+func Quantity(x float64, unit string) string {
+	scale, base, ok := splitSIUnit(unit)
+	if !ok || x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		if unit == "" {
+			return Num(x)
+		}
+		return Num(x) + " " + unit
+	}
+	v := x * scale
+	p := int(math.Floor(math.Log10(math.Abs(v)) / 3))
+	p = max(-3, min(3, p))
+	v /= math.Pow(1000, float64(p))
+	// 999.96 ms rounds to "1,000 ms": say 1 s.
+	if s := Num(v); strings.HasPrefix(strings.TrimPrefix(s, "-"), "1,000") && p < 3 {
+		p++
+		v /= 1000
+	}
+	return Num(v) + " " + siPrefixes[p] + base
+}
+
+// splitSIUnit returns the factor to the base unit and the base of an SI unit
+// such as "ms" (0.001, "s"); ok is false for other units.
+func splitSIUnit(unit string) (scale float64, base string, ok bool) {
+	for _, b := range siBases {
+		prefix, found := strings.CutSuffix(unit, b)
+		if !found {
+			continue
+		}
+		switch prefix {
+		case "":
+			return 1, b, true
+		case "n":
+			return 1e-9, b, true
+		case "u", "µ":
+			return 1e-6, b, true
+		case "m":
+			return 1e-3, b, true
+		case "k":
+			return 1e3, b, true
+		case "M":
+			return 1e6, b, true
+		case "G":
+			return 1e9, b, true
+		}
+	}
+	return 0, "", false
+}
+
+// Relative says how x compares with ref in words: "36x lower", "2.4x
+// higher" when they differ by a factor of 2 or more, "22% higher", "21%
+// lower" otherwise, "same" when equal. A percentage hides a large gap (-97%
+// is 36x lower), a factor hides a small one. Values of different signs or a
+// zero give "x vs ref".
+func Relative(x, ref float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsNaN(ref):
+		return "-"
+	case x == ref:
+		return "same"
+	case x == 0 || ref == 0 || (x < 0) != (ref < 0):
+		return Num(x) + " vs " + Num(ref)
+	}
+	r := x / ref
+	word := "higher"
+	if math.Abs(x) < math.Abs(ref) {
+		word = "lower"
+	}
+	switch {
+	case r >= 2:
+		return sigDigits(r, 2) + "x " + word
+	case r <= 0.5:
+		return sigDigits(1/r, 2) + "x " + word
+	}
+	pct := 100 * math.Abs(r-1)
+	if pct < 1 {
+		return fmt.Sprintf("%.2g%% %s", pct, word)
+	}
+	return fmt.Sprintf("%.0f%% %s", pct, word)
+}

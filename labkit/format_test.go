@@ -1,0 +1,67 @@
+package labkit
+
+import (
+	"math"
+	"testing"
+)
+
+func TestNum(t *testing.T) {
+	for x, want := range map[float64]string{
+		0: "0", 41811.23: "41,811", -41811.23: "-41,811", 6737.4: "6,737", 1.8301: "1.83", 100: "100",
+		0.0033012: "0.003301", 2.179e-8: "2.179e-8", 1e15: "1e15", 999.96: "1,000", 9.99996: "10",
+		1234567.8: "1,234,568", 0.5: "0.5", math.NaN(): "-", math.Inf(1): "∞", 123.456: "123.5",
+	} {
+		if got := Num(x); got != want {
+			t.Errorf("Num(%g) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+func TestMeanCI(t *testing.T) {
+	tests := []struct {
+		s    Summary
+		want string
+	}{
+		{Summary{Mean: 41811.2, Half: 575.4}, "41,811 ± 575"},
+		{Summary{Mean: 100, Half: 2.179e-8}, "100 ± 2.2e-8"},
+		{Summary{Mean: 0.0033012, Half: 0.000041}, "0.003301 ± 4.1e-5"},
+		{Summary{Mean: 7, Half: math.NaN()}, "7"},
+	}
+	for _, tc := range tests {
+		if got := MeanCI(tc.s); got != tc.want {
+			t.Errorf("MeanCI(%v ± %v) = %q, want %q", tc.s.Mean, tc.s.Half, got, tc.want)
+		}
+	}
+}
+
+func TestQuantity(t *testing.T) {
+	tests := []struct {
+		x    float64
+		unit string
+		want string
+	}{
+		{0.0033, "ms", "3.3 µs"}, {2.29, "ms", "2.29 ms"}, {2277, "mW", "2.277 W"}, {410, "mW", "410 mW"},
+		{41811, "ops/s", "41,811 ops/s"}, {0.99996, "s", "1 s"}, {999.96, "us", "1 ms"}, {1800, "MHz", "1.8 GHz"},
+		{12, "", "12"}, {0, "ms", "0 ms"}, {5e-13, "s", "5e-4 ns"},
+	}
+	for _, tc := range tests {
+		if got := Quantity(tc.x, tc.unit); got != tc.want {
+			t.Errorf("Quantity(%g, %q) = %q, want %q", tc.x, tc.unit, got, tc.want)
+		}
+	}
+}
+
+func TestRelative(t *testing.T) {
+	tests := []struct {
+		x, ref float64
+		want   string
+	}{
+		{0.0033, 0.12, "36x lower"}, {2.4, 1, "2.4x higher"}, {1.22, 1, "22% higher"}, {0.79, 1, "21% lower"},
+		{1.004, 1, "0.4% higher"}, {5, 5, "same"}, {-1, 2, "-1 vs 2"}, {0, 3, "0 vs 3"}, {math.NaN(), 1, "-"},
+	}
+	for _, tc := range tests {
+		if got := Relative(tc.x, tc.ref); got != tc.want {
+			t.Errorf("Relative(%g, %g) = %q, want %q", tc.x, tc.ref, got, tc.want)
+		}
+	}
+}

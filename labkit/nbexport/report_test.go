@@ -1,0 +1,348 @@
+package nbexport
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseNotebook(t *testing.T) {
+	tests := []struct {
+		name, json, wantErr string
+	}{
+		{"ok", `{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["a", "b"], "metadata": {}}, {"cell_type": "markdown", "source": "# T"}]}`, ""},
+		{"broken", "{\n\"cells\": [", "invalid JSON at line 2"},
+		{"array", `[1, 2]`, "not a notebook"},
+		{"null", `null`, "not an object"},
+		{"nbformat 3", `{"nbformat": 3, "cells": []}`, "nbformat 3"},
+		{"cells not a list", `{"nbformat": 4, "cells": {}}`, "cells is"},
+		{"cell not an object", `{"nbformat": 4, "cells": [7]}`, "cell 1:"},
+		{"unknown type", `{"nbformat": 4, "cells": [{"cell_type": "python", "source": ""}]}`, "cell_type python"},
+		{"bad source", `{"nbformat": 4, "cells": [{"cell_type": "code", "source": [1]}]}`, "cell 1: source"},
+		{"bad metadata", `{"nbformat": 4, "cells": [{"cell_type": "code", "source": "", "metadata": []}]}`, "metadata"},
+		{"bad outputs", `{"nbformat": 4, "cells": [{"cell_type": "code", "source": "", "outputs": 3}]}`, "outputs"},
+	}
+	for _, tc := range tests {
+		nb, err := ParseNotebook([]byte(tc.json))
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.wantErr)
+		case err == nil && (len(nb.Cells) != 2 || nb.Cells[0].Source() != "ab" || nb.Title() != "T"):
+			t.Errorf("%s: cells %v, title %q", tc.name, nb.Cells, nb.Title())
+		}
+	}
+}
+
+// TestLabNotebooks: the lab's notebooks parse, and each declares its
+// parameters in its first code cell, tagged parameters.
+func TestLabNotebooks(t *testing.T) {
+	nbs, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "*.ipynb"))
+	if err != nil || len(nbs) == 0 {
+		t.Fatalf("no notebooks (%v)", err)
+	}
+	for _, p := range nbs {
+		nb, err := readNotebook(p)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		at, params, err := nb.Parameters()
+		first := slices.IndexFunc(nb.Cells, func(c Cell) bool { return c.Type() == "code" })
+		if err != nil || at != first || len(params) == 0 {
+			t.Errorf("%s: parameters in cell %d (first code cell %d), %d parameters, %v", p, at+1, first+1, len(params), err)
+		}
+		if nb.Title() == "" {
+			t.Errorf("%s: no title (# heading in the first markdown cell)", p)
+		}
+	}
+}
+
+// FuzzParseNotebook: any input is a notebook or an error, never a panic;
+// a notebook survives a round trip through Marshal unchanged. The seed
+// corpus (testdata/fuzz) holds small notebooks with parameters, outputs
+// and raw HTML.
+func FuzzParseNotebook(f *testing.F) {
+	f.Add([]byte(`{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["x"], "metadata": {"tags": ["parameters"]}, "outputs": []}]}`))
+	f.Add([]byte(`{"nbformat": 4, "cells": [{"cell_type": "markdown", "source": null}]}`))
+	f.Add([]byte(`{"nbformat": 4.0, "cells": []}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		nb, err := ParseNotebook(b)
+		if err != nil {
+			return
+		}
+		_, _, _ = nb.Parameters()
+		_ = nb.Title()
+		out, err := nb.Marshal()
+		if err != nil {
+			t.Fatalf("a parsed notebook does not marshal: %v", err)
+		}
+		back, err := ParseNotebook(out)
+		if err != nil {
+			t.Fatalf("a marshalled notebook does not parse: %v", err)
+		}
+		if len(back.Cells) != len(nb.Cells) {
+			t.Fatalf("%d cells after a round trip, want %d", len(back.Cells), len(nb.Cells))
+		}
+		for i := range nb.Cells {
+			if back.Cells[i].Source() != nb.Cells[i].Source() || back.Cells[i].Type() != nb.Cells[i].Type() {
+				t.Fatalf("cell %d changed in a round trip", i+1)
+			}
+		}
+	})
+}
+
+func TestSanitizeHTML(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`<p>a <b>b</b></p>`, `<p>a <b>b</b></p>`},
+		{`<script>alert(1)</script>`, `&lt;script&gt;alert(1)&lt;/script&gt;`},
+		{`<SCRIPT SRC=//x.js></SCRIPT>`, `&lt;SCRIPT SRC=//x.js&gt;&lt;/SCRIPT&gt;`},
+		{`<img src=x onerror=alert(2)>`, `<img src="x">`},
+		{`<a href="javascript:alert(1)">x</a>`, `<a>x</a>`},
+		{`<a href="jav&#x09;ascript:alert(1)">x</a>`, `<a>x</a>`},
+		{`<a href=" JAVASCRIPT:alert(1)">x</a>`, `<a>x</a>`},
+		{`<a href="https://go.dev" onclick="x()" style="color:red">go</a>`, `<a href="https://go.dev">go</a>`},
+		{`<a class="anchor-link" href="#Sec-one">¶</a>`, `<a class="anchor-link" href="#Sec-one">¶</a>`},
+		{`<h2 id="A-b">A b</h2>`, `<h2 id="A-b">A b</h2>`},
+		{`<img src="data:image/png;base64,AAAA" alt="x">`, `<img src="data:image/png;base64,AAAA" alt="x">`},
+		{`<img src="data:image/svg+xml;base64,AAAA">`, `<img>`},
+		{`<iframe src="https://x"></iframe>`, `&lt;iframe src=&#34;https://x&#34;&gt;&lt;/iframe&gt;`},
+		{`<svg onload=alert(1)>`, `&lt;svg onload=alert(1)&gt;`},
+		{`<!-- hidden --><p>x</p>`, `<p>x</p>`},
+		{`<!-- unterminated <script>x</script>`, `&lt;!-- unterminated &lt;script&gt;x&lt;/script&gt;`},
+		{`<img src="x" <script>`, `<img src="x">`},
+		{`a < b and c > d`, `a &lt; b and c > d`},
+		{`<td colspan="2" onmouseover="x">`, `<td colspan="2">`},
+		{`<p title='it&apos;s "q"'>`, `<p title="it&#39;s &#34;q&#34;">`},
+	}
+	for _, tc := range tests {
+		if got := sanitizeHTML(tc.in); got != tc.want {
+			t.Errorf("sanitizeHTML(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestSanitizeMarkdownCells: only what lies between a cell's markers is
+// sanitised (charts' scripts elsewhere stay), and a missing marker is an
+// error rather than an unsanitised page.
+func TestSanitizeMarkdownCells(t *testing.T) {
+	n := "abc"
+	page := `<script>chart()</script><p>` + mdBegin(n) + `</p><p>x <script>alert(1)</script></p><p>` + mdEnd(n) + `</p><div>out</div>`
+	got, err := sanitizeMarkdownCells(page, n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<script>chart()</script><p>x &lt;script&gt;alert(1)&lt;/script&gt;</p><div>out</div>`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if _, err := sanitizeMarkdownCells(page, n, 2); err == nil {
+		t.Error("a markdown cell without markers in the page must be an error")
+	}
+}
+
+func TestParameters(t *testing.T) {
+	src := "// Parameters\nvar (\n\tIterations = 1000000.0 // per task\n\tRepeats = 3\n\tName = \"x\"\n\tOn = true\n\tCs = []float64{0, 120}\n\tWin = [2]float64{5, 6}\n\tMHz float64 = 240\n\tf = math.Sqrt(2)\n)"
+	nb := &Notebook{Cells: []Cell{{"cell_type": "markdown", "source": "# T"}, codeCell("p", src, []string{ParametersTag}), codeCell("c", "%%\nfmt.Println(Repeats)", nil)}}
+	at, ps, err := nb.Parameters()
+	if err != nil || at != 1 {
+		t.Fatalf("Parameters: %d %v", at, err)
+	}
+	types := map[string]string{}
+	for _, p := range ps {
+		types[p.Name] = p.Type
+	}
+	want := map[string]string{"Iterations": "float64", "Repeats": "int", "Name": "string", "On": "bool", "Cs": "[]float64", "Win": "[2]float64", "MHz": "float64", "f": ""}
+	for k, v := range want {
+		if types[k] != v {
+			t.Errorf("%s: type %q, want %q", k, types[k], v)
+		}
+	}
+	if ps[0].Doc != "per task" || ps[0].Value != "1000000.0" {
+		t.Errorf("Iterations: %+v", ps[0])
+	}
+	bad := []struct{ key, value, wantErr string }{
+		{"Nope", "1", "no such parameter; the notebook's parameters: Iterations, Repeats"},
+		{"Repeats", "2.5", "Repeats is a int, want a whole number"},
+		{"Iterations", "many", "want a number"},
+		{"On", "maybe", "true or false"},
+		{"Win", "1,2,3", "2 comma-separated values"},
+		{"Cs", "1,x", "comma-separated float64"},
+		{"f", "1", "not a plain value"},
+	}
+	for _, b := range bad {
+		cp := &Notebook{Cells: append([]Cell(nil), nb.Cells...)}
+		if err := cp.SetParameters(map[string]string{b.key: b.value}); err == nil || !strings.Contains(err.Error(), b.wantErr) {
+			t.Errorf("-p %s=%s: error %v, want %q", b.key, b.value, err, b.wantErr)
+		}
+	}
+	if err := nb.SetParameters(map[string]string{"Repeats": "5", "Name": `a "b"`, "Cs": "1, 2.5", "Iterations": "1e3", "Win": "1,2"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(nb.Cells) != 4 || !nb.Cells[2].HasTag(InjectedTag) {
+		t.Fatalf("no injected cell after the parameters: %v", nb.Cells)
+	}
+	wantSrc := "// Parameters set with lab report -p.\nvar Cs []float64 = []float64{1, 2.5}\nvar Iterations float64 = 1000\nvar Name string = \"a \\\"b\\\"\"\nvar Repeats int = 5\nvar Win [2]float64 = [2]float64{1, 2}\n"
+	if got := nb.Cells[2].Source(); got != wantSrc {
+		t.Errorf("injected cell\n%s\nwant\n%s", got, wantSrc)
+	}
+	if _, _, err := parseParamsCell("var ("); err == nil {
+		t.Error("a parameters cell that is not Go must be an error")
+	}
+	none := &Notebook{Cells: []Cell{codeCell("c", "x := 1", nil)}}
+	if err := none.SetParameters(map[string]string{"a": "1"}); err == nil || !strings.Contains(err.Error(), "no cell is tagged") {
+		t.Errorf("-p on a notebook without parameters: %v", err)
+	}
+}
+
+// parseParamsCell parses a parameters cell's source.
+func parseParamsCell(src string) (int, []Param, error) {
+	nb := &Notebook{Cells: []Cell{codeCell("p", src, []string{ParametersTag})}}
+	return nb.Parameters()
+}
+
+// TestValidate: bad input is refused before any work, with one line naming
+// the problem.
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	good := writeTestNotebook(t, dir, "good.ipynb", code("var (\n\tN = 3\n)"), code("%%\nfmt.Println(N)"))
+	nb, _ := readNotebook(good)
+	nb.Cells[0].AddTag(ParametersTag)
+	if err := writeNotebook(good, nb); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.ipynb")
+	if err := os.WriteFile(broken, []byte("{\n  \"cells\": [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	twin := filepath.Join(dir, "sub", "good.ipynb")
+	if err := os.MkdirAll(filepath.Dir(twin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(good)
+	if err := os.WriteFile(twin, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "file.txt")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	tests := []struct {
+		name      string
+		notebooks []string
+		opts      Options
+		wantErr   string
+	}{
+		{"fine", []string{good}, Options{OutDir: out, Params: map[string]string{"N": "4"}}, ""},
+		{"missing", []string{filepath.Join(dir, "nope.ipynb")}, Options{OutDir: out}, "nope.ipynb: no such file"},
+		{"broken JSON", []string{broken}, Options{OutDir: out}, "invalid JSON at line 3"},
+		{"directory", []string{dir}, Options{OutDir: out}, "a directory, not a notebook"},
+		{"same base name", []string{good, twin}, Options{OutDir: out}, "would both write"},
+		{"output is a file", []string{good}, Options{OutDir: file}, "not a directory"},
+		{"no output", []string{good}, Options{}, "-o DIR"},
+		{"unknown parameter", []string{good}, Options{OutDir: out, Params: map[string]string{"M": "1"}}, "no such parameter"},
+		{"no notebook", nil, Options{OutDir: out}, "no notebook"},
+	}
+	for _, tc := range tests {
+		err := Validate(tc.notebooks, tc.opts)
+		var bad *BadInputError
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantErr != "" && (!errors.As(err, &bad) || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s: error %v, want a one-line bad-input error mentioning %q", tc.name, err, tc.wantErr)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("Validate created the output directory")
+	}
+}
+
+// TestFinish: empty outputs (cleared progress lines) and hidden cells with
+// nothing to show go; the summary, title block and stamp are added.
+func TestFinish(t *testing.T) {
+	progress := htmlOutput("")
+	stream := map[string]any{"output_type": "stream", "name": "stderr", "text": "I1130 17:48:08.44 12890 main.go:261] Exiting...\nreal warning\n"}
+	summary := map[string]any{"output_type": "display_data", "data": map[string]any{"text/markdown": "**WFE wins**"}}
+	chart := htmlOutput(`<div id="c1" class="synclab-chart"></div>`)
+	nb := &Notebook{Cells: []Cell{
+		{"cell_type": "markdown", "source": "# The title\n\nintro"},
+		codeCell("a", "x", []string{hideInputTag}, progress),
+		codeCell("b", "y", []string{hideInputTag, SummaryTag}, progress, chart, summary, stream),
+		codeCell("c", "z", []string{ShowCodeTag}, progress),
+	}}
+	ri := reportInfo{notebook: "notebooks/x.ipynb", source: []byte("{}"), title: "The title", when: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
+		params: []Param{{Name: "N", Type: "int", Value: "3"}}, set: map[string]string{"N": "4"},
+		records: []RunRecord{{Experiment: "exp", Variants: []string{"a", "b"}, Repeats: 2, Runs: 4, Seed: 9, Hash: "h1", Code: "abc123 go1.26", Set: map[string]float64{"k": 2}}}}
+	finish(nb, ri)
+	var ids []string
+	for _, c := range nb.Cells {
+		ids = append(ids, fmt.Sprint(c.Type(), ":", c["id"]))
+	}
+	if got := strings.Join(ids, " "); got != "code:synclab-title markdown:<nil> code:b code:c code:synclab-stamp" {
+		t.Errorf("cells %s", got)
+	}
+	if outs := nb.Cells[2].Outputs(); len(outs) != 3 || outs[2]["text"] != "real warning\n" {
+		t.Errorf("cell b outputs %v, want the chart, the summary and the warning", outs)
+	}
+	if len(nb.Cells[3].Outputs()) != 0 {
+		t.Error("the shown cell kept its empty output")
+	}
+	if strings.Contains(nb.Cells[1].Source(), "# The title") {
+		t.Error("the title is shown twice")
+	}
+	title := outputText(nb.Cells[0])
+	for _, want := range []string{"The title", "notebooks/x.ipynb", "N=4", "exp", "4 runs: 4 computed", "**WFE wins**", tocPlaceholder, "abc123 go1.26"} {
+		if !strings.Contains(title, want) {
+			t.Errorf("title block lacks %q", want)
+		}
+	}
+	stamp := outputText(nb.Cells[len(nb.Cells)-1])
+	for _, want := range []string{"Reproducibility", "abc123 go1.26", "lab report notebooks/x.ipynb -o DIR -p N=4", "4 (set with -p)", "h1", ">9<", "exp", "k=2"} {
+		if !strings.Contains(stamp, want) {
+			t.Errorf("stamp lacks %q", want)
+		}
+	}
+}
+
+// outputText joins the HTML and Markdown of a cell's outputs.
+func outputText(c Cell) string {
+	var b strings.Builder
+	for _, o := range c.Outputs() {
+		data, _ := o["data"].(map[string]any)
+		for _, k := range []string{"text/html", "text/markdown"} {
+			t, _ := sourceText(data[k])
+			b.WriteString(t)
+		}
+	}
+	return b.String()
+}
+
+// TestDistinctive: the stamp tells an experiment's definitions apart by
+// the values that differ between them, beside those the notebook set.
+func TestDistinctive(t *testing.T) {
+	recs := []RunRecord{
+		{Experiment: "a", Params: map[string]float64{"x": 1, "y": 2, "z": 3}, Set: map[string]float64{"z": 3}},
+		{Experiment: "a", Params: map[string]float64{"x": 1, "y": 5, "z": 3}},
+		{Experiment: "b", Params: map[string]float64{"x": 9}},
+	}
+	for i, want := range []string{"y=2, z=3", "y=5", ""} {
+		if got := floatSettings(distinctive(recs[i], recs)); got != want {
+			t.Errorf("record %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
+func TestTableOfContents(t *testing.T) {
+	page := `<h1 id="T">T</h1><h2 id="1.-One">1. One<a class="anchor-link" href="#1.-One">¶</a></h2><h3 id="a">a &amp; b</h3><h3 id="b">b</h3><h2 id="Two">Two</h2>`
+	want := `<ul><li><a href="#1.-One">1. One</a><ul><li><a href="#a">a &amp; b</a></li><li><a href="#b">b</a></li></ul></li><li><a href="#Two">Two</a></li></ul>`
+	if got := tableOfContents(page); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,299 @@
+package nbexport
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"html"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// reportInfo is what the title block and the stamp say about a run of a
+// notebook.
+type reportInfo struct {
+	notebook string // path as given
+	source   []byte // the notebook file as read
+	title    string
+	params   []Param
+	set      map[string]string // -p values
+	records  []RunRecord
+	code     string // the exporting program's code version
+	when     time.Time
+}
+
+// tocPlaceholder is replaced by the table of contents once the page is
+// rendered (the headings' ids are nbconvert's).
+const tocPlaceholder = "<!--synclab-toc-->"
+
+// titleBlockHTML opens the report: title, when and from what it was run,
+// with which parameters and what ran. The summary (the Markdown outputs of
+// cells tagged summary) and the table of contents follow it in the same
+// cell.
+func titleBlockHTML(ri reportInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<header class="synclab-titleblock"><h1 class="synclab-title">%s</h1>`+"\n", html.EscapeString(ri.title))
+	b.WriteString(`<dl class="synclab-meta">`)
+	item := func(k, v string) { fmt.Fprintf(&b, "<dt>%s</dt><dd>%s</dd>", k, v) }
+	item("Notebook", "<code>"+html.EscapeString(filepath.ToSlash(ri.notebook))+"</code>")
+	item("Run", html.EscapeString(ri.when.UTC().Format("2006-01-02 15:04 MST"))+", code "+html.EscapeString(codeVersions(ri)))
+	if len(ri.set) > 0 {
+		item("Parameters", html.EscapeString(settings(ri.set))+" (set for this report; the others as in the notebook)")
+	} else {
+		item("Parameters", "as in the notebook (listed at the end)")
+	}
+	item("Ran", ranText(ri.records))
+	b.WriteString("</dl></header>")
+	return b.String()
+}
+
+// tocHTML is the table of contents (filled in once the page is rendered).
+const tocHTML = `<nav class="synclab-toc"><p class="synclab-toc-title">Contents</p>` + tocPlaceholder + "</nav>"
+
+// ranText sums up what ran, per experiment: "rk3399-spinlock-wait (2
+// definitions, 12 runs: 6 computed, 6 from the cache)"; the stamp lists
+// each definition.
+func ranText(records []RunRecord) string {
+	type sum struct{ defs, runs, computed, cached, traced, failed int }
+	var names []string
+	by := map[string]*sum{}
+	for _, r := range records {
+		s, ok := by[r.Experiment]
+		if !ok {
+			s = &sum{}
+			by[r.Experiment] = s
+			names = append(names, r.Experiment)
+		}
+		s.defs++
+		s.runs += r.Runs
+		s.failed += r.Failed
+		switch {
+		case r.Traced:
+			s.traced += r.Runs
+		case r.Cached:
+			s.cached += r.Runs
+		default:
+			s.computed += r.Runs
+		}
+	}
+	if len(names) == 0 {
+		return "no experiment"
+	}
+	var parts []string
+	for _, n := range names {
+		s := by[n]
+		var from []string
+		for _, f := range []struct {
+			n    int
+			what string
+		}{{s.computed, "computed"}, {s.cached, "from the cache"}, {s.traced, "traced"}, {s.failed, "failed"}} {
+			if f.n > 0 {
+				from = append(from, fmt.Sprintf("%d %s", f.n, f.what))
+			}
+		}
+		defs := ""
+		if s.defs > 1 {
+			defs = fmt.Sprintf("%d definitions, ", s.defs)
+		}
+		parts = append(parts, fmt.Sprintf("<code>%s</code> (%s%d runs: %s)", html.EscapeString(n), defs, s.runs, strings.Join(from, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// runsText says how many runs an experiment had and where they came from.
+func runsText(r RunRecord) string {
+	points := 1
+	for _, a := range r.Sweep {
+		points *= len(a.Values)
+	}
+	s := fmt.Sprintf("(%d runs", r.Runs)
+	if r.Runs == len(r.Variants)*points*r.Repeats { // else several definitions (a sensitivity run)
+		s = fmt.Sprintf("(%d variant", len(r.Variants))
+		if len(r.Variants) != 1 {
+			s += "s"
+		}
+		if points > 1 {
+			s += fmt.Sprintf(" x %d points", points)
+		}
+		s += fmt.Sprintf(" x %d repeats = %d runs", r.Repeats, r.Runs)
+	}
+	switch {
+	case r.Traced:
+		s += ", traced"
+	case r.Cached:
+		s += ", from the cache"
+	default:
+		s += ", computed"
+	}
+	if r.Failed > 0 {
+		s += fmt.Sprintf(", %d failed", r.Failed)
+	}
+	return s + ")"
+}
+
+// settings renders -p values as "a=1, b=2".
+func settings(set map[string]string) string {
+	return joinSorted(set, func(v string) string { return v })
+}
+
+// joinSorted renders a map as "k=v, ..." in key order.
+func joinSorted[V any](m map[string]V, format func(V) string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + format(m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// codeVersions lists the code versions the notebook's experiments ran
+// with, or the exporter's when it ran none.
+func codeVersions(ri reportInfo) string {
+	var out []string
+	for _, r := range ri.records {
+		// A notebook cell's program has no version-control stamp: its
+		// sources' hash names its code.
+		code := strings.TrimPrefix(r.Code, "unknown commit ")
+		if !slices.Contains(out, code) {
+			out = append(out, code)
+		}
+	}
+	if len(out) == 0 && ri.code != "" {
+		out = append(out, ri.code)
+	}
+	if len(out) == 0 {
+		return "unknown"
+	}
+	return strings.Join(out, "; ")
+}
+
+// stampHTML ends the report: everything needed to run it again and get
+// the same numbers.
+func stampHTML(ri reportInfo) string {
+	var b strings.Builder
+	sum := sha256.Sum256(ri.source)
+	b.WriteString(`<section class="synclab-stamp"><h2 id="Reproducibility">Reproducibility</h2>` + "\n")
+	cmd := "lab report " + filepath.ToSlash(ri.notebook) + " -o DIR"
+	keys := make([]string, 0, len(ri.set))
+	for k := range ri.set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		cmd += " -p " + shellQuote(k+"="+ri.set[k])
+	}
+	fmt.Fprintf(&b, "<p>Run again with <code>%s</code>. Notebook <code>%s</code>, sha256 <code>%s</code>; code <code>%s</code>",
+		html.EscapeString(cmd), html.EscapeString(filepath.ToSlash(ri.notebook)), hex.EncodeToString(sum[:8]), html.EscapeString(codeVersions(ri)))
+	goV, gonb := "", ""
+	for _, r := range ri.records {
+		goV, gonb = r.Go, r.GoNB
+	}
+	if goV != "" {
+		fmt.Fprintf(&b, ", Go %s", html.EscapeString(goV))
+	}
+	if gonb != "" {
+		fmt.Fprintf(&b, ", GoNB %s", html.EscapeString(gonb))
+	}
+	fmt.Fprintf(&b, "; executed %s", html.EscapeString(ri.when.UTC().Format(time.RFC3339)))
+	if ri.code != "" {
+		fmt.Fprintf(&b, " by lab report at code <code>%s</code>", html.EscapeString(ri.code))
+	}
+	b.WriteString(".</p>\n")
+	if len(ri.params) > 0 {
+		b.WriteString(`<table class="synclab"><caption>Notebook parameters (the cell tagged parameters)</caption><thead><tr><th>parameter</th><th>type</th><th>value</th><th>in the notebook</th><th>what it is</th></tr></thead><tbody>`)
+		for _, p := range ri.params {
+			val, ok := ri.set[p.Name]
+			if !ok {
+				val = p.Value
+			} else {
+				val += " (set with -p)"
+			}
+			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>", html.EscapeString(p.Name), html.EscapeString(p.Type),
+				html.EscapeString(val), html.EscapeString(p.Value), html.EscapeString(p.Doc))
+		}
+		b.WriteString("</tbody></table>\n")
+	}
+	if len(ri.records) == 0 {
+		b.WriteString("<p>The notebook ran no experiment through labkit.RunWith.</p>\n")
+	} else {
+		b.WriteString(`<table class="synclab"><caption>Experiments run (each definition hash names one result in data/results)</caption><thead><tr><th>experiment</th><th>platform</th><th>variants</th><th>sweep</th><th>repeats</th><th>seed</th><th>values set (and those that differ between its definitions)</th><th>definition hash</th><th>runs</th></tr></thead><tbody>`)
+		for _, r := range ri.records {
+			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td><code>%s</code></td><td>%s</td></tr>",
+				html.EscapeString(r.Experiment), html.EscapeString(r.Platform), html.EscapeString(strings.Join(r.Variants, ", ")),
+				html.EscapeString(sweepText(r.Sweep)), r.Repeats, r.Seed, html.EscapeString(floatSettings(distinctive(r, ri.records))), html.EscapeString(r.Hash),
+				html.EscapeString(strings.Trim(runsText(r), "()")+noteText(r)))
+		}
+		b.WriteString("</tbody></table>\n")
+		for _, r := range ri.records {
+			fmt.Fprintf(&b, "<details><summary>Every parameter of <code>%s</code> (%s)</summary><p>%s</p></details>\n",
+				html.EscapeString(r.Experiment), html.EscapeString(r.Hash), html.EscapeString(floatSettings(r.Params)))
+		}
+	}
+	b.WriteString("</section>")
+	return b.String()
+}
+
+// distinctive returns the values a record's notebook set, and those of
+// the parameters whose values differ between the records of the same
+// experiment: what tells its definitions apart.
+func distinctive(r RunRecord, all []RunRecord) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range r.Set {
+		out[k] = v
+	}
+	for _, o := range all {
+		if o.Experiment != r.Experiment {
+			continue
+		}
+		for k, v := range o.Params {
+			if rv, ok := r.Params[k]; ok && rv != v {
+				out[k] = rv
+			}
+		}
+	}
+	return out
+}
+
+func noteText(r RunRecord) string {
+	if r.Note == "" {
+		return ""
+	}
+	return "; " + r.Note
+}
+
+// sweepText renders sweep axes as "cores = 1, 2, 4".
+func sweepText(axes []SweepAxis) string {
+	var parts []string
+	for _, a := range axes {
+		vals := make([]string, len(a.Values))
+		for i, v := range a.Values {
+			vals[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		parts = append(parts, a.Param+" = "+strings.Join(vals, ", "))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// floatSettings renders parameter values as "a=1, b=2" in key order.
+func floatSettings(m map[string]float64) string {
+	return joinSorted(m, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_=.,-+/:") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

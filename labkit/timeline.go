@@ -1,0 +1,74 @@
+package labkit
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"synclab/sim"
+)
+
+// laneHeight is the height of one timeline lane in pixels.
+const laneHeight = 22
+
+// Timeline is a per-core Gantt chart of a trace: one lane per core and trace
+// lane (core states, lock ownership, tasks), one colour per label (the
+// same in every timeline of the notebook), time in microseconds. The chart
+// grows with its lanes; a slider under it zooms.
+func Timeline(title string, tr *sim.Trace) *Chart {
+	type laneKey struct {
+		core int
+		lane string
+	}
+	var lanes []laneKey
+	laneIdx := map[laneKey]int{}
+	bySeries := map[string][]opts.CustomData{}
+	if tr != nil {
+		for _, s := range tr.Spans {
+			k := laneKey{s.Core, s.Lane}
+			if _, ok := laneIdx[k]; !ok {
+				laneIdx[k] = len(lanes)
+				lanes = append(lanes, k)
+			}
+		}
+		// Lanes sorted by core then lane name; re-index after sorting.
+		sort.Slice(lanes, func(i, j int) bool {
+			return lanes[i].core < lanes[j].core || lanes[i].core == lanes[j].core && lanes[i].lane < lanes[j].lane
+		})
+		for i, k := range lanes {
+			laneIdx[k] = i
+		}
+	}
+	names := make([]string, len(lanes))
+	for i, k := range lanes {
+		names[i] = fmt.Sprintf("core %d %s", k.core, k.lane)
+	}
+	csv := [][]string{{"core", "lane", "label", "start_us", "end_us"}}
+	if tr != nil {
+		for _, s := range tr.Spans {
+			i := laneIdx[laneKey{s.Core, s.Lane}]
+			bySeries[s.Label] = append(bySeries[s.Label], opts.CustomData{Name: names[i],
+				Value: []any{s.Start.Micros(), s.End.Micros(), i}})
+			csv = append(csv, []string{strconv.Itoa(s.Core), s.Lane, s.Label,
+				strconv.FormatFloat(s.Start.Micros(), 'g', -1, 64), strconv.FormatFloat(s.End.Micros(), 'g', -1, 64)})
+		}
+	}
+	labels := sortedKeys(bySeries)
+	height := max(300, 170+laneHeight*len(lanes))
+	c := charts.NewCustom()
+	c.SetGlobalOptions(append(layout{title: title, height: height, legend: labels, legendTop: true, bottom: 80,
+		subtitle: "one lane per core and kind (state, lock, task); drag the slider under the chart or scroll on it to zoom"}.globals(),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: fn("ganttTooltip")}),
+		charts.WithXAxisOpts(opts.XAxis{Name: "time (us)", Type: "value", Scale: opts.Bool(true), NameLocation: "middle", NameGap: 26,
+			AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: 0}, opts.DataZoom{Type: "inside", XAxisIndex: 0}))...)
+	for _, label := range labels {
+		c.AddSeries(label, bySeries[label], charts.WithCustomChartOpts(opts.CustomChart{RenderItem: fn("gantt")}),
+			charts.WithEncodeOpts(opts.Encode{X: []int{0, 1}, Y: 2}), charts.WithItemStyleOpts(opts.ItemStyle{Color: colorOf(label)}))
+	}
+	return newChart(title, height, csvText(csv), c)
+}
