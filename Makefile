@@ -17,11 +17,14 @@ export LAB_HOST LAB_PORT LAB_TOKEN
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 REPORTS   ?= reports
 
-.PHONY: help setup setup-test lab lab-cli test report clean-tools
+.PHONY: help setup setup-test lab lab-cli test test-image test-slurm report clean-tools
 
 help:
 	@echo "make lab     install what is missing (once), then start Jupyter on notebooks/ ($(LAB_HOST):$(LAB_PORT), token auth)"
-	@echo "make test    go vet, every Go test, every notebook executed headless and its HTML checked (Chromium)"
+	@echo "make test    go vet, every Go test, every notebook executed headless and its HTML checked (Chromium),"
+	@echo "             then make test-slurm and make test-image"
+	@echo "make test-slurm  the README's Slurm script on a one-node Slurm cluster (root)"
+	@echo "make test-image  the Dockerfile built with buildah and run: a report and Jupyter (root)"
 	@echo "make report  export every notebook to $(REPORTS)/ as self-contained HTML"
 
 setup:
@@ -37,9 +40,18 @@ lab-cli:
 lab: setup lab-cli
 	@scripts/lab.sh
 
+# -count=1: never the test cache, which cannot see that a notebook's inputs changed.
 test: setup-test
 	go vet ./...
-	SYNCLAB_E2E=1 go test -timeout 30m ./...
+	SYNCLAB_E2E=1 go test -count=1 -timeout 30m ./...
+	@scripts/test-slurm.sh
+	@scripts/test-image.sh
+
+test-slurm:
+	@scripts/test-slurm.sh
+
+test-image: setup-test
+	@scripts/test-image.sh
 
 report: setup lab-cli
 	bin/lab report $(NOTEBOOKS) -o $(REPORTS)

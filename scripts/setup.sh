@@ -2,8 +2,11 @@
 # One idempotent setup for SyncLab, used by `make lab`, `make test`, `make report` and the Dockerfile.
 #
 #   scripts/setup.sh [--test]
+#   scripts/setup.sh --peers
 #
 # --test (or SYNCLAB_SETUP_TEST=1) also installs Debian's chromium for the headless report check.
+# --peers does only what `lab bench` needs for its peer simulators (bench/peers): Debian's
+#   libsimgrid-dev, g++ and python3-simpy, and the SimGrid peer compiled into .tools/peers.
 #
 # Steps, each skipped when already done:
 #   1. Debian packages jupyter-notebook, jupyter-nbconvert (+ chromium with --test): apt-get as root,
@@ -32,9 +35,11 @@ MATHJAX_INTEGRITY='sha512-Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x7
 NPM_REGISTRY="${NPM_REGISTRY:-https://registry.npmjs.org}"
 
 want_test="${SYNCLAB_SETUP_TEST:-0}"
+want_peers=0
 for arg in "$@"; do
 	case "$arg" in
 	--test) want_test=1 ;;
+	--peers) want_peers=1 ;;
 	--print-env)
 		# shellcheck disable=SC2016 # $PATH is for the shell that evaluates this output.
 		printf 'export PATH=%q:"$PATH"\n' "$TOOLS/bin"
@@ -42,7 +47,7 @@ for arg in "$@"; do
 		exit 0
 		;;
 	-h | --help)
-		sed -n '2,20p' "${BASH_SOURCE[0]}"
+		sed -n '2,24p' "${BASH_SOURCE[0]}"
 		exit 0
 		;;
 	*)
@@ -70,10 +75,50 @@ if [[ ! "$go_minor" =~ ^[0-9]+$ ]] || ((go_minor < 26)); then
 	die "Go $(go env GOVERSION) is too old: go.mod needs Go 1.26 or newer (https://go.dev/dl/)."
 fi
 
-# ---------------------------------------------------------------------------------------------
-# 1. Debian packages.
 pkg_installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
+
+# apt_install PKG...: installs Debian packages as root, or says how and exits 1.
+apt_install() {
+	if [[ "$(id -u)" == 0 ]] && have_cmd apt-get; then
+		log "installing Debian packages: $*"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		# --no-install-recommends keeps pandoc, TeX and friends out; nothing here needs them.
+		apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+		return
+	fi
+	{
+		echo "setup: cannot install the missing prerequisites (need root and apt-get)."
+		echo "setup: missing packages: $*"
+		echo "setup: on Debian 12 / Ubuntu, run:"
+		echo "    sudo apt-get update && sudo apt-get install --no-install-recommends $*"
+	} >&2
+	exit 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Peers of lab bench (--peers): nothing else.
+if ((want_peers)); then
+	peers=()
+	[[ -e /usr/include/simgrid/s4u.hpp ]] || peers+=(libsimgrid-dev)
+	have_cmd g++ || peers+=(g++)
+	[[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import SimPy.Simulation' 2>/dev/null || peers+=(python3-simpy)
+	((${#peers[@]} == 0)) || apt_install "${peers[@]}"
+	src="$ROOT/bench/peers/simgrid/mutex.cpp"
+	bin="$TOOLS/peers/simgrid-mutex"
+	key="$(cat "$src" /usr/include/simgrid/version.h | sha256sum | cut -c1-16)-$(g++ -dumpfullversion)"
+	if [[ "$(cat "$STAMPS/simgrid-peer" 2>/dev/null || true)" != "$key" || ! -x "$bin" ]]; then
+		log "compiling the SimGrid peer into $bin"
+		mkdir -p "$TOOLS/peers"
+		g++ -O2 -std=c++17 -o "$bin" "$src" -lsimgrid
+		echo "$key" >"$STAMPS/simgrid-peer"
+	fi
+	exit 0
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 1. Debian packages.
 
 missing=()
 if ! have_cmd jupyter-notebook; then missing+=(jupyter-notebook); fi
@@ -92,11 +137,7 @@ if ((${#missing[@]} > 0)) || ((want_chromium)); then
 	pkgs=("${missing[@]}")
 	((want_chromium)) && pkgs+=(chromium)
 	if [[ "$(id -u)" == 0 ]] && have_cmd apt-get; then
-		log "installing Debian packages: ${pkgs[*]}"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq
-		# --no-install-recommends keeps pandoc, TeX and friends out; nothing here needs them.
-		apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+		apt_install "${pkgs[@]}"
 	elif ((${#missing[@]} == 0)); then
 		# Only chromium is missing and we cannot install it: the report check will be skipped.
 		log "WARNING: chromium is missing, the headless report check will be skipped."

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,7 +45,7 @@ type benchFigures map[string]any
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
-	peer := fs.Bool("peer", true, "also time the SimGrid peer (../shared/peers/simgrid/run.sh)")
+	peer := fs.Bool("peer", true, "also time the peer simulators in bench/peers (SimGrid, SimPy; scripts/setup.sh --peers installs them)")
 	events := fs.Int("events", 2_000_000, "events for the engine benchmark")
 	detailed := fs.Bool("detailed", true, "also time the ESP32 mutex run without fast-forward (about 7 s)")
 	scaling := fs.Bool("scaling", true, "also time child runs at growing iterations and cores, for the slopes (about 10 s)")
@@ -97,11 +96,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		note("slopes: skipped (-scaling=false)")
 	}
 	if *peer {
-		if err := simgrid(ctx, fig); err != nil {
-			note("simgrid_wall_s: %v", err)
-		}
+		runPeers(ctx, fig, note)
 	} else {
-		note("simgrid_wall_s: skipped (-peer=false)")
+		note("simgrid_wall_s, simpy_wall_s: skipped (-peer=false)")
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -119,7 +116,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, sc := range scalings {
 		keys = append(keys, sc.keys()...)
 	}
-	keys = append(keys, "simgrid_wall_s", "simgrid_over_synclab_esp32", "simgrid_over_synclab_esp32_detailed", "gomaxprocs")
+	keys = append(keys, "simgrid_wall_s", "simgrid_over_synclab_esp32", "simgrid_over_synclab_esp32_detailed",
+		"simpy_wall_s", "simpy_over_synclab_esp32", "simpy_over_synclab_esp32_detailed", "gomaxprocs")
 	for _, k := range keys {
 		if v, ok := fig[k]; ok {
 			t.Rows = append(t.Rows, []string{k, fmt.Sprint(v)})
@@ -364,42 +362,67 @@ func (s scaling) measure(ctx context.Context, fig benchFigures) error {
 	return nil
 }
 
-// simgrid runs the SimGrid peer benchmark (N = 1,000,000 per actor, the
-// ESP32 article's 2,000,000 critical sections) found in shared/peers next
-// to the repository.
-func simgrid(ctx context.Context, fig benchFigures) error {
-	root := labkit.FindRoot()
-	if root == "" {
-		return fmt.Errorf("repository root not found")
-	}
-	script := filepath.Join(filepath.Dir(root), "shared", "peers", "simgrid", "run.sh")
-	if _, err := os.Stat(script); err != nil {
-		return fmt.Errorf("skipped: %s not present", script)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "bash", script, "1000000").Output()
-	if err != nil {
-		return fmt.Errorf("%s: %v", script, err)
-	}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		for _, f := range strings.Fields(sc.Text()) {
-			if v, ok := strings.CutPrefix(f, "simgrid_wall_s="); ok {
-				s, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					return fmt.Errorf("unparsable output %q", f)
-				}
-				fig["simgrid_wall_s"] = s
-				if esp, ok := fig["esp32_mutex_2m_wall_s"].(float64); ok && esp > 0 {
-					fig["simgrid_over_synclab_esp32"] = s / esp
-				}
-				if esp, ok := fig["esp32_mutex_2m_detailed_wall_s"].(float64); ok && esp > 0 {
-					fig["simgrid_over_synclab_esp32_detailed"] = s / esp
-				}
-				return nil
-			}
+// peerSections is the peers' workload per core: the ESP32 article's
+// 2,000,000 critical sections in all.
+const peerSections = 1_000_000
+
+// A peer is a simulator in bench/peers running the ESP32 mutex workload;
+// path is relative to the repository root.
+type peer struct{ name, path string }
+
+var peers = []peer{
+	{"simgrid", ".tools/peers/simgrid-mutex"},
+	{"simpy", "bench/peers/simpy/mutex.py"},
+}
+
+// runPeers installs the peers (scripts/setup.sh --peers), times each one's
+// process at peerSections per core and records NAME_wall_s and, beside
+// SyncLab's time for the same count, NAME_over_synclab_esp32.
+func runPeers(ctx context.Context, fig benchFigures, note func(string, ...any)) {
+	fail := func(format string, a ...any) {
+		for _, p := range peers {
+			note("%s_wall_s: "+format, append([]any{p.name}, a...)...)
 		}
 	}
-	return fmt.Errorf("no simgrid_wall_s in the output of %s", script)
+	root := labkit.FindRoot()
+	if root == "" {
+		fail("repository root not found")
+		return
+	}
+	if out, err := exec.CommandContext(ctx, filepath.Join(root, "scripts", "setup.sh"), "--peers").CombinedOutput(); err != nil {
+		fail("scripts/setup.sh --peers: %v: %s", err, strings.TrimSpace(string(out)))
+		return
+	}
+	for _, p := range peers {
+		wall, err := timePeer(ctx, filepath.Join(root, p.path))
+		if err != nil {
+			note("%s_wall_s: %v", p.name, err)
+			continue
+		}
+		fig[p.name+"_wall_s"] = wall
+		if esp, ok := fig["esp32_mutex_2m_wall_s"].(float64); ok && esp > 0 {
+			fig[p.name+"_over_synclab_esp32"] = wall / esp
+		}
+		if esp, ok := fig["esp32_mutex_2m_detailed_wall_s"].(float64); ok && esp > 0 {
+			fig[p.name+"_over_synclab_esp32_detailed"] = wall / esp
+		}
+	}
+}
+
+// timePeer runs one peer and returns its wall time, after checking that it
+// reports every critical section done.
+func timePeer(ctx context.Context, path string) (float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	out, err := exec.CommandContext(ctx, path, strconv.Itoa(peerSections)).Output()
+	wall := time.Since(t0).Seconds()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", path, err)
+	}
+	want := fmt.Sprintf("critical_sections=%d", 2*peerSections)
+	if !slices.Contains(strings.Fields(string(out)), want) {
+		return 0, fmt.Errorf("%s printed %q, want %s", path, strings.TrimSpace(string(out)), want)
+	}
+	return wall, nil
 }
