@@ -17,12 +17,14 @@ export LAB_HOST LAB_PORT LAB_TOKEN
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 REPORTS   ?= reports
 
-.PHONY: help setup setup-test lab lab-cli test test-image test-slurm report clean-tools
+.PHONY: help setup setup-test lab lab-cli test test-fuzz test-board test-image test-slurm report clean-tools
 
 help:
 	@echo "make lab     install what is missing (once), then start Jupyter on notebooks/ ($(LAB_HOST):$(LAB_PORT), token auth)"
 	@echo "make test    go vet, every Go test, every notebook executed headless and its HTML checked (Chromium),"
 	@echo "             then make test-slurm and make test-image"
+	@echo "make test-fuzz   each fuzz target for $(FUZZTIME) (result files, merge, journal, references, -set, -shard, notebooks)"
+	@echo "make test-board  the board benchmarks cross-compiled for arm64 and smoke-run under qemu-user"
 	@echo "make test-slurm  the README's Slurm script on a one-node Slurm cluster (root)"
 	@echo "make test-image  the Dockerfile built with buildah and run: a report and Jupyter (root)"
 	@echo "make report  export every notebook to $(REPORTS)/ as self-contained HTML"
@@ -40,12 +42,26 @@ lab-cli:
 lab: setup lab-cli
 	@scripts/lab.sh
 
-# -count=1: never the test cache, which cannot see that a notebook's inputs changed.
+# -count=1: never the test cache, which cannot see that a notebook's inputs changed. The tests keep
+# their results in a fresh store, never the user's data/results, so they always simulate.
 test: setup-test
 	go vet ./...
-	SYNCLAB_E2E=1 go test -count=1 -timeout 30m ./...
+	results=$$(mktemp -d) && trap 'rm -rf "$$results"' EXIT && \
+		SYNCLAB_RESULTS=$$results SYNCLAB_E2E=1 go test -count=1 -timeout 30m ./...
+	@$(MAKE) --no-print-directory test-fuzz test-board
 	@scripts/test-slurm.sh
 	@scripts/test-image.sh
+
+# A short fuzzing run of each target, from its seed corpus (-fuzzminimizetime keeps the workers fuzzing).
+FUZZTIME ?= 5s
+FUZZ_LABKIT := FuzzDecode FuzzMerge FuzzReadJournal FuzzParseReferences FuzzWithSettings FuzzParseShard
+test-fuzz:
+	for f in $(FUZZ_LABKIT); do \
+		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./labkit/ ; done
+	go test -run '^$$' -fuzz '^FuzzParseNotebook$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./labkit/nbexport/
+
+test-board:
+	@bench/board/test.sh
 
 test-slurm:
 	@scripts/test-slurm.sh
