@@ -2,14 +2,10 @@ package labkit
 
 import (
 	"context"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -17,101 +13,6 @@ import (
 
 	"synclab/platforms"
 )
-
-// MeasurementHeader is the header of a measurement CSV: one measured (or
-// simulated) value per row, settings as key=value;key=value with the keys
-// of lab run -set, so that a measured row and a simulated row mean the same.
-var MeasurementHeader = []string{"experiment", "variant", "settings", "metric", "value"}
-
-// Measurement is one row of a measurement CSV.
-type Measurement struct {
-	Experiment string  `json:"experiment"`
-	Variant    string  `json:"variant"`
-	Settings   string  `json:"settings"`
-	Metric     string  `json:"metric"`
-	Value      float64 `json:"value"`
-}
-
-// SettingList splits Settings into key=value items (empty items dropped).
-func (m Measurement) SettingList() []string {
-	var out []string
-	for _, s := range strings.Split(m.Settings, ";") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// ReadMeasurements parses a measurement CSV. The header must be exactly
-// MeasurementHeader; a bad row is an error naming its line and field.
-func ReadMeasurements(r io.Reader) ([]Measurement, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(MeasurementHeader)
-	cr.Comment = '#'
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("measurements: header: %w", err)
-	}
-	if !slices.Equal(head, MeasurementHeader) {
-		return nil, fmt.Errorf("measurements: header %q, want %q", strings.Join(head, ","), strings.Join(MeasurementHeader, ","))
-	}
-	var out []Measurement
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("measurements: %w", err)
-		}
-		line, _ := cr.FieldPos(0)
-		v, err := strconv.ParseFloat(strings.TrimSpace(rec[4]), 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("measurements: line %d: value %q is not a finite number", line, rec[4])
-		}
-		m := Measurement{Experiment: strings.TrimSpace(rec[0]), Variant: strings.TrimSpace(rec[1]), Settings: strings.TrimSpace(rec[2]),
-			Metric: strings.TrimSpace(rec[3]), Value: v}
-		if m.Experiment == "" || m.Variant == "" || m.Metric == "" {
-			return nil, fmt.Errorf("measurements: line %d: experiment, variant and metric must not be empty", line)
-		}
-		for _, s := range m.SettingList() {
-			if !strings.Contains(s, "=") {
-				return nil, fmt.Errorf("measurements: line %d: setting %q: want key=value", line, s)
-			}
-		}
-		out = append(out, m)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("measurements: no rows after the header")
-	}
-	return out, nil
-}
-
-// WriteMeasurements writes ms as a measurement CSV.
-func WriteMeasurements(w io.Writer, ms []Measurement) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(MeasurementHeader); err != nil {
-		return err
-	}
-	for _, m := range ms {
-		if err := cw.Write([]string{m.Experiment, m.Variant, m.Settings, m.Metric, strconv.FormatFloat(m.Value, 'g', -1, 64)}); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// MeasurementsFromReferences turns an article's table (data/reference) into
-// measurements at the experiments' default settings.
-func MeasurementsFromReferences(rows []ReferenceRow) []Measurement {
-	out := make([]Measurement, len(rows))
-	for i, r := range rows {
-		out[i] = Measurement{Experiment: r.Experiment, Variant: r.Variant, Metric: r.Metric, Value: r.Value}
-	}
-	return out
-}
 
 // CalibrateOptions tune a calibration.
 type CalibrateOptions struct {
@@ -208,7 +109,10 @@ type calibGroup struct {
 // minimise the sum of squared relative residuals, searched by Nelder-Mead
 // within each parameter's accepted range, with 95% intervals from the
 // Jacobian at the optimum, and which parameters the data cannot identify.
-// find looks experiments up by name (the catalog's Lookup).
+// An Integer parameter (a count of cycles, say) is fitted on whole numbers:
+// every proposal is rounded before the model runs, the fit reports the
+// rounded value with the residuals at it, and its interval is widened to
+// whole numbers. find looks experiments up by name (the catalog's Lookup).
 func Calibrate(ctx context.Context, ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) (*Fit, error) {
 	c, err := newCalib(ctx, ms, find, opt)
 	if err != nil {
@@ -315,15 +219,26 @@ func scale(p platforms.Param) float64 {
 	return math.Max(math.Abs(p.Value), 1)
 }
 
-// theta maps a search point to parameter values clamped to the accepted
-// ranges; penalty grows with how far x strays outside them, so that the
-// search returns inside.
+// theta maps a search point to the parameter values the model runs with
+// (see accepted); penalty grows with how far x strays outside the accepted
+// ranges, so that the search returns inside.
 func (c *calib) theta(x []float64) []float64 {
 	th := make([]float64, len(x))
 	for j, p := range c.params {
-		th[j] = math.Min(math.Max(p.Value+x[j]*scale(p), p.Min), p.Max)
+		th[j] = accepted(p, p.Value+x[j]*scale(p))
 	}
 	return th
+}
+
+// accepted is v clamped to p's accepted range, and rounded to the nearest
+// whole number for an Integer parameter, which the model rejects fractions
+// of: the search stays continuous and sees a step function there.
+func accepted(p platforms.Param, v float64) float64 {
+	lo, hi := p.Min, p.Max
+	if p.Integer {
+		v, lo, hi = math.Round(v), math.Ceil(lo), math.Floor(hi)
+	}
+	return math.Min(math.Max(v, lo), hi)
 }
 
 func (c *calib) penalty(x []float64) float64 {
@@ -408,8 +323,9 @@ func (c *calib) describe(th []float64) string {
 }
 
 // report builds the Fit at search point x: residuals, the Jacobian by
-// central differences (a tenth of each parameter's plausible width), the
-// parameters the data cannot identify and 95% intervals for the others.
+// central differences (a tenth of each parameter's plausible width, at
+// least one unit for an Integer parameter), the parameters the data cannot
+// identify and 95% intervals for the others.
 func (c *calib) report(x []float64) (*Fit, error) {
 	th := c.theta(x)
 	r := c.residuals(th)
@@ -431,9 +347,11 @@ func (c *calib) report(x []float64) (*Fit, error) {
 	J := mat.NewDense(n, p, nil)
 	for j, pp := range c.params {
 		h := 0.1 * scale(pp)
+		if pp.Integer {
+			h = math.Max(math.Round(h), 1)
+		}
 		up, dn := slices.Clone(th), slices.Clone(th)
-		up[j] = math.Min(th[j]+h, pp.Max)
-		dn[j] = math.Max(th[j]-h, pp.Min)
+		up[j], dn[j] = accepted(pp, th[j]+h), accepted(pp, th[j]-h)
 		ru, rd := c.residuals(up), c.residuals(dn)
 		if c.err != nil {
 			return nil, c.err
@@ -497,6 +415,11 @@ func (c *calib) report(x []float64) (*Fit, error) {
 		if s, ok := se[j]; ok {
 			t := tQuantile(0.95, float64(f.DOF))
 			fp.Low, fp.High = th[j]-t*s, th[j]+t*s
+			if pp.Integer {
+				// Rounding moved the value up to half a unit off the
+				// continuous optimum: widen to whole numbers, never narrow.
+				fp.Low, fp.High = math.Floor(fp.Low), math.Ceil(fp.High)
+			}
 		}
 		switch edge := 0.01 * scale(pp); {
 		case th[j] <= pp.Min+edge || th[j] >= pp.Max-edge:

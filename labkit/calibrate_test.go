@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"synclab/platforms"
@@ -30,6 +32,27 @@ func lineFixture() platforms.Experiment {
 		Run: func(_ context.Context, s platforms.RunSpec) (platforms.RunResult, error) {
 			a, b := s.Params["a"], s.Params["b"]
 			return platforms.RunResult{Metrics: map[string]float64{"y": a + b*s.Params["x"], "z": a + b}}, nil
+		},
+	}
+}
+
+// intFixture is an experiment whose metric is y = n*x with n a whole
+// number of cycles; seen records every n it ran with.
+func intFixture(seen *[]float64) platforms.Experiment {
+	var mu sync.Mutex
+	return platforms.Experiment{
+		Name: "fixture-int", Platform: "testbed", Repeats: 1, Seed: 1,
+		Params: platforms.Params{
+			{Key: "n", Value: 30, Unit: "cycles", Prov: platforms.ASSUME, Source: "guess", Integer: true, Min: 1, Max: 1000, Low: 10, High: 60},
+			{Key: "x", Value: 1, Unit: "", Prov: platforms.CODE, Source: "the setup", Min: 0, Max: 100},
+		},
+		Variants: []platforms.Variant{{Name: "v"}},
+		Metrics:  []platforms.Metric{{Name: "y", Unit: "cycles"}},
+		Run: func(_ context.Context, s platforms.RunSpec) (platforms.RunResult, error) {
+			mu.Lock()
+			*seen = append(*seen, s.Params["n"])
+			mu.Unlock()
+			return platforms.RunResult{Metrics: map[string]float64{"y": s.Params["n"] * s.Params["x"]}}, nil
 		},
 	}
 }
@@ -78,6 +101,61 @@ func TestCalibrateRecoversKnownParameters(t *testing.T) {
 			if math.Abs(r.Rel) > 0.08 || r.Rel != relResidual(r.Model, r.Value) {
 				t.Errorf("seed %d: residual %+v: want |rel| < 8%% and rel = (model-measured)/measured", seed, r)
 			}
+		}
+	}
+}
+
+// An Integer parameter is fitted on whole numbers: measurements made with
+// n = 22.4 (no whole number fits exactly) give n = 22, the residuals at 22,
+// and an interval of whole numbers around it.
+func TestCalibrateIntegerParameter(t *testing.T) {
+	var seen []float64
+	find := func(name string) (platforms.Experiment, error) {
+		if name == "fixture-int" {
+			return intFixture(&seen), nil
+		}
+		return platforms.Experiment{}, fmt.Errorf("unknown experiment %q", name)
+	}
+	var ms []Measurement
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms = append(ms, Measurement{Experiment: "fixture-int", Variant: "v", Settings: fmt.Sprintf("x=%g", x), Metric: "y", Value: 22.4 * x})
+	}
+	f, err := Calibrate(context.Background(), ms, find, CalibrateOptions{Fit: []string{"n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range seen {
+		if n != math.Trunc(n) {
+			t.Fatalf("the model ran with n = %g: an Integer parameter must only be tried on whole numbers", n)
+		}
+	}
+	p := f.Params["n"]
+	if p.Value != 22 {
+		t.Errorf("n = %g, want 22 (the whole number nearest the best fit 22.4)", p.Value)
+	}
+	for _, r := range f.Residuals {
+		x, _ := strconv.ParseFloat(strings.TrimPrefix(r.Settings, "x="), 64)
+		if r.Model != 22*x {
+			t.Errorf("%s: model %g, want the residuals at the reported n = 22 (%g)", r.Settings, r.Model, 22*x)
+		}
+	}
+	if p.Low != math.Trunc(p.Low) || p.High != math.Trunc(p.High) || p.Low >= 22 || p.High <= 22 || p.High-p.Low > 4 {
+		t.Errorf("interval [%g, %g]: want whole numbers, around 22 and narrow", p.Low, p.High)
+	}
+}
+
+func TestAccepted(t *testing.T) {
+	whole := platforms.Param{Key: "n", Integer: true, Min: 0.5, Max: 9.5}
+	real := platforms.Param{Key: "r", Min: 0.5, Max: 9.5}
+	for _, tc := range []struct {
+		p       platforms.Param
+		v, want float64
+	}{
+		{whole, 3.4, 3}, {whole, 3.5, 4}, {whole, 0.2, 1}, {whole, 9.7, 9},
+		{real, 3.4, 3.4}, {real, 0.2, 0.5}, {real, 9.7, 9.5},
+	} {
+		if got := accepted(tc.p, tc.v); got != tc.want || tc.p.Check(got) != nil {
+			t.Errorf("accepted(%s, %g) = %g, want %g, an accepted value", tc.p.Key, tc.v, got, tc.want)
 		}
 	}
 }
