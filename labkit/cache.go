@@ -52,6 +52,7 @@ func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions)
 	}
 	if !opts.Fresh {
 		if res := b.cached(ctx, path, logw); res != nil {
+			removeStaleJournal(path)
 			return res, nil
 		}
 		if err := ctx.Err(); err != nil {

@@ -235,3 +235,17 @@ func (j *journal) remove() error {
 	}
 	return err
 }
+
+// removeStaleJournal removes the journal of the result file path unless
+// another process holds it: one killed between saving the complete result
+// and removing the journal leaves it behind, its runs all in the result.
+func removeStaleJournal(path string) {
+	f, err := os.OpenFile(journalPath(path), os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if lockFile(f) == nil && os.Remove(f.Name()) == nil {
+		syncDir(filepath.Dir(f.Name()))
+	}
+}

@@ -110,7 +110,11 @@ func TestJournalTornOrForeignRecords(t *testing.T) {
 		{"torn last record", func(t *testing.T, j string) { truncateBy(t, j, 5) }, 7},
 		{"torn frame header", func(t *testing.T, j string) { appendBytes(t, j, []byte{9, 0, 0}) }, 8},
 		{"garbage after the records", func(t *testing.T, j string) { appendBytes(t, j, bytes.Repeat([]byte{0xff}, 40)) }, 8},
-		{"a flipped byte in the 4th record", func(t *testing.T, j string) { flipRecord(t, j, 3) }, 3},
+		{"a flipped byte in the 4th record", func(t *testing.T, j string) { flipRecord(t, j, 3, 2) }, 3},
+		// The last byte of a record is the low byte of a float: the
+		// record still decodes to a well-formed run, with another
+		// value, and only the CRC tells.
+		{"a flipped bit in the 4th record's last byte", func(t *testing.T, j string) { flipRecord(t, j, 3, -1) }, 3},
 		{"another code version", func(t *testing.T, j string) { rewriteHeader(t, j, e, "src:another") }, 0},
 		{"not a journal", func(t *testing.T, j string) { writeFile(t, j, []byte("SYNCLABR")) }, 0},
 	}
@@ -213,8 +217,9 @@ func writeFile(t *testing.T, path string, b []byte) {
 	}
 }
 
-// flipRecord flips a payload byte of the journal's i-th run record.
-func flipRecord(t *testing.T, path string, i int) {
+// flipRecord flips a bit of payload byte at (from the end when negative)
+// of the journal's i-th run record.
+func flipRecord(t *testing.T, path string, i, at int) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -224,7 +229,11 @@ func flipRecord(t *testing.T, path string, i int) {
 	for range i {
 		_, off = nextFrame(b, off)
 	}
-	b[off+frameLen+2] ^= 0x40
+	p, _ := nextFrame(b, off)
+	if at < 0 {
+		at += len(p)
+	}
+	b[off+frameLen+at] ^= 0x40
 	writeFile(t, path, b)
 }
 

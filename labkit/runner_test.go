@@ -233,6 +233,11 @@ func TestShardsPartitionJobs(t *testing.T) {
 			t.Fatalf("Merge accepted %d parts with a missing or duplicate shard", len(bad))
 		}
 	}
+	// The error says which shard is given twice, not only that the union
+	// is wrong.
+	if _, err := Merge(parts[0], parts[1], parts[1], parts[2]); err == nil || !containsAll(err.Error(), "shard 1/3 given twice") {
+		t.Fatalf("Merge of a duplicate shard: err = %v, want it named", err)
+	}
 	// Shards computed by different code do not make one result.
 	stale := *parts[1]
 	stale.Code = CodeVersion{Commit: "0123456789abcdef", Source: "fedcba9876543210fedcba9876543210", Go: "go1.0"}

@@ -10,6 +10,7 @@ func testParams() Params {
 		{Key: "a", Value: 1, Min: 0, Max: 10},
 		{Key: "b", Value: 2, Choices: []float64{2, 4}},
 		{Key: "c", Value: 3, Min: 0, Max: 5},
+		{Key: "n", Value: 4, Min: 0, Max: 100, Integer: true},
 	}
 }
 
@@ -19,8 +20,8 @@ func TestSetFrom(t *testing.T) {
 	if err := ps.SetFrom(map[string]float64{"a": 7, "b": 4, "other": -1}, false); err != nil {
 		t.Fatal(err)
 	}
-	if got := ps.Values(); got["a"] != 7 || got["b"] != 4 || got["c"] != 3 || len(got) != 3 {
-		t.Errorf("values after SetFrom = %v, want a 7, b 4, c 3", got)
+	if got := ps.Values(); got["a"] != 7 || got["b"] != 4 || got["c"] != 3 || got["n"] != 4 || len(got) != 4 {
+		t.Errorf("values after SetFrom = %v, want a 7, b 4, c 3, n 4", got)
 	}
 
 	for _, tc := range []struct {
@@ -34,6 +35,9 @@ func TestSetFrom(t *testing.T) {
 		{map[string]float64{"c": -1, "a": 20}, false, "parameter a: value 20"},
 		{map[string]float64{"a": 1, "b": 2}, true, "parameter c missing"},
 		{map[string]float64{"a": 1, "b": 5}, true, "parameter b: value 5"},
+		// A count takes whole numbers only, within its range too.
+		{map[string]float64{"n": 2.5}, false, "parameter n: value 2.5 is not a whole number"},
+		{map[string]float64{"n": 101}, false, "parameter n: value 101 out of range [0, 100]"},
 	} {
 		ps := testParams()
 		err := ps.SetFrom(tc.values, tc.requireAll)
@@ -43,7 +47,7 @@ func TestSetFrom(t *testing.T) {
 	}
 
 	ps = testParams()
-	if err := ps.SetFrom(map[string]float64{"a": 0, "b": 2, "c": 5}, true); err != nil {
+	if err := ps.SetFrom(map[string]float64{"a": 0, "b": 2, "c": 5, "n": 100}, true); err != nil {
 		t.Errorf("SetFrom with every key: %v", err)
 	}
 }

@@ -230,3 +230,32 @@ func TestWFET(t *testing.T) {
 		})
 	}
 }
+
+// The event stream ticks every EventStream from EventPhase, and a WFE
+// sleeps until the next tick strictly after it starts: one that starts on a
+// tick sleeps a whole period (that tick's event has gone by). Kills
+// nextStreamTick returning the current instant.
+func TestEventStreamNextTick(t *testing.T) {
+	const per, phase, wake = 10 * Microsecond, 3 * Microsecond, 5 * Nanosecond
+	for _, tc := range []struct {
+		start, tick Time
+	}{
+		{start: 0, tick: phase},
+		{start: 5 * Microsecond, tick: 13 * Microsecond},
+		{start: 13 * Microsecond, tick: 23 * Microsecond}, // on a tick: the next one
+		{start: 23*Microsecond - Nanosecond, tick: 23 * Microsecond},
+	} {
+		r := newRig(t, 1, false, func(c *CoreConfig) { c.EventStream, c.EventPhase = per, phase })
+		var cause WakeCause
+		var at Time
+		r.e.Spawn(r.e.Cores()[0], "waiter", func(p *Proc) {
+			p.Delay(tc.start)
+			cause = p.WFE()
+			at = p.Now()
+		})
+		r.run(t)
+		if cause != WakeEventStream || at != tc.tick+wake {
+			t.Errorf("WFE from %v: woke by %v at %v, want the stream at %v (+%v to wake)", tc.start, cause, at, tc.tick, wake)
+		}
+	}
+}

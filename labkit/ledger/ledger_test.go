@@ -11,6 +11,7 @@ import (
 
 	"synclab/labkit"
 	"synclab/labkit/catalog"
+	"synclab/platforms"
 )
 
 // The embedded ledger parses and every claim is judged by code or says why
@@ -57,12 +58,10 @@ func TestParseRefusesBadLedgers(t *testing.T) {
 	}
 }
 
-// synthetic returns results for every run of l with every metric drawn
-// from rng: a base per run and metric over a wide range, times a factor per
-// variant and point that is 1 half the time (so equal values, and the
-// verdicts that need them, occur), some metrics zero, some runs failed with
-// a deadlock; judges are exercised without simulating.
-func synthetic(t *testing.T, l Ledger, rng *rand.Rand) map[string]*labkit.Result {
+// resultsOf builds a result for every run of l without simulating: cell
+// gives the metrics of each variant at each sweep point of run r's
+// experiment e, or the error its runs failed with, for every repeat.
+func resultsOf(t *testing.T, l Ledger, cell func(r Run, e platforms.Experiment, variant string, point int) (map[string]float64, string)) map[string]*labkit.Result {
 	t.Helper()
 	out := map[string]*labkit.Result{}
 	for _, r := range l.Runs {
@@ -70,31 +69,12 @@ func synthetic(t *testing.T, l Ledger, rng *rand.Rand) map[string]*labkit.Result
 		if err != nil {
 			t.Fatal(err)
 		}
-		base := map[string]float64{}
-		for _, m := range e.Metrics {
-			base[m.Name] = math.Exp(rng.NormFloat64() * 4)
-		}
 		res := &labkit.Result{Experiment: e}
 		for _, v := range e.Variants {
 			for p := range e.NumPoints() {
-				fail := rng.Float64() < 0.2
-				m := map[string]float64{}
-				for k, b := range base {
-					switch x := rng.Float64(); {
-					case x < 0.1:
-						m[k] = 0
-					case x < 0.55:
-						m[k] = b
-					default:
-						m[k] = b * math.Exp(rng.NormFloat64()*2)
-					}
-				}
+				m, fail := cell(r, e, v.Name, p)
 				for rep := range e.Repeats {
-					run := labkit.Run{Variant: v.Name, Point: p, Repeat: rep, Metrics: m}
-					if fail {
-						run.Metrics, run.Err = nil, fmt.Sprintf("worker/0 on core 0 at 1ms: deadlock at %dus: worker/1 (core 1) waits on x", rng.IntN(1000))
-					}
-					res.Runs = append(res.Runs, run)
+					res.Runs = append(res.Runs, labkit.Run{Variant: v.Name, Point: p, Repeat: rep, Metrics: m, Err: fail})
 				}
 			}
 		}
@@ -103,13 +83,49 @@ func synthetic(t *testing.T, l Ledger, rng *rand.Rand) map[string]*labkit.Result
 	return out
 }
 
+// synthetic returns results for every run of l with every metric drawn
+// from rng: a base per run and metric over a wide range, times a factor per
+// variant and point that is 1 half the time (so equal values, and the
+// verdicts that need them, occur), some metrics zero, some runs failed with
+// a deadlock; judges are exercised without simulating.
+func synthetic(t *testing.T, l Ledger, rng *rand.Rand) map[string]*labkit.Result {
+	t.Helper()
+	bases := map[string]map[string]float64{}
+	return resultsOf(t, l, func(r Run, e platforms.Experiment, _ string, _ int) (map[string]float64, string) {
+		base := bases[r.Name]
+		if base == nil { // drawn at the run's first cell
+			base = map[string]float64{}
+			for _, m := range e.Metrics {
+				base[m.Name] = math.Exp(rng.NormFloat64() * 4)
+			}
+			bases[r.Name] = base
+		}
+		if rng.Float64() < 0.2 {
+			return nil, fmt.Sprintf("worker/0 on core 0 at 1ms: deadlock at %dus: worker/1 (core 1) waits on x", rng.IntN(1000))
+		}
+		m := map[string]float64{}
+		for _, mt := range e.Metrics { // in order: the draws are the same every run
+			k, b := mt.Name, base[mt.Name]
+			switch x := rng.Float64(); {
+			case x < 0.1:
+				m[k] = 0
+			case x < 0.55:
+				m[k] = b
+			default:
+				m[k] = b * math.Exp(rng.NormFloat64()*2)
+			}
+		}
+		return m, ""
+	})
+}
+
 // perturbed returns l with the article's numbers of every claim scaled by
 // random factors between 0.1 and 10.
 func perturbed(l Ledger, rng *rand.Rand) Ledger {
 	l.Claims = slices.Clone(l.Claims)
 	for i := range l.Claims {
 		vs := maps.Clone(l.Claims[i].Values)
-		for k := range vs {
+		for _, k := range slices.Sorted(maps.Keys(vs)) { // in order: the same draws every run
 			vs[k] *= math.Pow(10, 2*rng.Float64()-1)
 		}
 		l.Claims[i].Values = vs

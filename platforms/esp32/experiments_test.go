@@ -3,6 +3,7 @@ package esp32
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"synclab/platforms"
@@ -99,6 +100,85 @@ func TestExperimentsReportTheirMetrics(t *testing.T) {
 					t.Errorf("%s: holder peak priority %g, want %g", v.Name, m["holder_peak_priority"], want)
 				}
 			}
+		}
+	}
+}
+
+// runExp runs variant of the experiment named name with its defaults
+// changed by set.
+func runExp(t *testing.T, name, variant string, set map[string]float64) map[string]float64 {
+	t.Helper()
+	for _, e := range Experiments() {
+		if e.Name != name {
+			continue
+		}
+		params := e.Params.Values()
+		for k, v := range set {
+			params[k] = v
+		}
+		rr, err := e.Run(context.Background(), platforms.RunSpec{Experiment: name, Variant: variant, Params: params, Seed: 1})
+		if err != nil {
+			t.Fatalf("%s/%s: %v", name, variant, err)
+		}
+		return rr.Metrics
+	}
+	t.Fatalf("no experiment %s", name)
+	return nil
+}
+
+// Priority inversion in microseconds, worked out by hand: high and medium
+// wake one tick (10 ms at 100 Hz) after low took the resource. With the
+// mutex low inherits high's priority and finishes its hold first, so high
+// waits the rest of the hold; without inheritance medium's whole work comes
+// before it too. Kills the metric reading cycles as microseconds (or the
+// reverse), and the variants' guards swapped.
+func TestPriorityInversionWaitsByHand(t *testing.T) {
+	const hold, medium, tick = 30000, 5000, 10000 // us
+	set := map[string]float64{"hold_us": hold, "medium_us": medium}
+	mutex := runExp(t, "esp32-priority-inversion", GuardMutex, set)["high_blocked_us"]
+	for _, v := range []string{GuardBinary, GuardNotify} {
+		got := runExp(t, "esp32-priority-inversion", v, set)["high_blocked_us"]
+		if d := got - mutex; math.Abs(d-medium) > 0.01*medium {
+			t.Errorf("%s: high waits %g us, %g us more than with the mutex; want medium's %d us more", v, got, d, medium)
+		}
+	}
+	if math.Abs(mutex-(hold-tick)) > 0.01*hold {
+		t.Errorf("mutex: high waits %g us, want the rest of the hold, about %d us", mutex, hold-tick)
+	}
+}
+
+// The API-paths metrics are the raw run's numbers: each spinlock section
+// costs an uncontended portMUX pair, of which its S32C1I is a part, and the
+// path holds more than its sections. Kills metrics swapped or multiplied by
+// another count.
+func TestAPIPathsMetricsFromTheRun(t *testing.T) {
+	set := map[string]float64{"rounds": 50, "timeout_ticks": 3}
+	for _, v := range []string{GuardNotify, GuardBinary} {
+		m := runExp(t, "esp32-api-paths", v, set)
+		r, err := RunAPIPaths(context.Background(), v, nil, 50, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]float64{"give_take_cycles": r.GiveTakeCycles, "lock_sections": r.LockSections,
+			"spinlock_cycles": r.LockSections * r.PairCycles, "s32c1i_cycles": r.LockSections * r.S32C1ICycles,
+			"timeout_returned": 0, "timeout_ticks_waited": 3}
+		for k, x := range want {
+			if m[k] != x {
+				t.Errorf("%s: %s = %g, want %g", v, k, m[k], x)
+			}
+		}
+		if !(m["s32c1i_cycles"] < m["spinlock_cycles"] && m["spinlock_cycles"] < m["give_take_cycles"]) {
+			t.Errorf("%s: S32C1I %g, spinlock %g, path %g cycles: want S32C1I < spinlock < path", v, m["s32c1i_cycles"], m["spinlock_cycles"], m["give_take_cycles"])
+		}
+	}
+}
+
+// An unknown variant is an error naming it, from every experiment.
+func TestExperimentsRejectUnknownVariants(t *testing.T) {
+	for _, e := range Experiments() {
+		_, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: "no-such", Params: e.Params.Values(), Seed: 1})
+		if err == nil || !strings.Contains(err.Error(), `"no-such"`) {
+			t.Errorf("%s: variant no-such: error %v, want one naming it", e.Name, err)
 		}
 	}
 }

@@ -1,0 +1,218 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"synclab/labkit"
+	"synclab/labkit/catalog"
+	"synclab/platforms"
+)
+
+// world gives every metric of every run of a ledger one value: set's, keyed
+// "run/variant/metric" or, at a sweep point, "run/variant/metric@key=value";
+// 1 for the others.
+type world map[string]float64
+
+func (w world) value(run, variant, metric string, pt map[string]float64) float64 {
+	for k, v := range pt {
+		if x, ok := w[fmt.Sprintf("%s/%s/%s@%s=%g", run, variant, metric, k, v)]; ok {
+			return x
+		}
+	}
+	if x, ok := w[run+"/"+variant+"/"+metric]; ok {
+		return x
+	}
+	return 1
+}
+
+// results builds the results of every run of l in world w, without
+// simulating.
+func (w world) results(t *testing.T, l Ledger) map[string]*labkit.Result {
+	t.Helper()
+	return resultsOf(t, l, func(r Run, e platforms.Experiment, variant string, point int) (map[string]float64, string) {
+		m := map[string]float64{}
+		for _, mt := range e.Metrics {
+			m[mt.Name] = w.value(r.Name, variant, mt.Name, e.Point(point))
+		}
+		return m, ""
+	})
+}
+
+// Verdicts follow the numbers the way each claim's "how" says, worked out
+// by hand for a few claims of each article: the same judge gives holds,
+// partly or contradicted as the numbers cross its thresholds. Kills a judge
+// with a comparison inverted or a threshold on the wrong side.
+func TestVerdictsFollowTheNumbers(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		claim string
+		w     world
+		want  Verdict
+	}{
+		// The article: notify's worst interrupt latency below the mutex's.
+		{"esp-table-irq", world{"esp-main/notify/max_irq_latency_us": 8, "esp-main/mutex/max_irq_latency_us": 15}, Holds},
+		{"esp-table-irq", world{"esp-main/notify/max_irq_latency_us": 30, "esp-main/mutex/max_irq_latency_us": 15}, Contradicted},
+		// Notify 0.65-0.9 of the mutex's time holds; slower contradicts.
+		{"esp-table-time", world{"esp-main/notify/ns_per_op": 800, "esp-main/mutex/ns_per_op": 1000}, Holds},
+		{"esp-table-time", world{"esp-main/notify/ns_per_op": 500, "esp-main/mutex/ns_per_op": 1000}, Partly},
+		{"esp-table-time", world{"esp-main/notify/ns_per_op": 1200, "esp-main/mutex/ns_per_op": 1000}, Contradicted},
+		// Notify's cores less busy, both within 10 points of the article.
+		{"esp-table-cpu", world{"esp-main/notify/cpu_core0_pct": 47, "esp-main/mutex/cpu_core0_pct": 53}, Holds},
+		{"esp-table-cpu", world{"esp-main/notify/cpu_core0_pct": 47, "esp-main/mutex/cpu_core0_pct": 99}, Partly},
+		{"esp-table-cpu", world{"esp-main/notify/cpu_core0_pct": 60, "esp-main/mutex/cpu_core0_pct": 53}, Contradicted},
+		// WFI/WFE within a factor 2 of the article's 1.87/0.12.
+		{"arm-table-wait", world{"rk-main/wfe/avg_lock_wait_ms": 0.1, "rk-main/wfi/avg_lock_wait_ms": 1.5}, Holds},
+		{"arm-table-wait", world{"rk-main/wfe/avg_lock_wait_ms": 0.01, "rk-main/wfi/avg_lock_wait_ms": 1.5}, Partly}, // 150x
+		{"arm-table-wait", world{"rk-main/wfe/avg_lock_wait_ms": 0.1, "rk-main/wfi/avg_lock_wait_ms": 0.5}, Partly},  // 5x
+		{"arm-table-wait", world{"rk-main/wfe/avg_lock_wait_ms": 2, "rk-main/wfi/avg_lock_wait_ms": 1.5}, Contradicted},
+		{"arm-table-power", world{"rk-main/wfe/power_mw": 2100, "rk-main/wfi/power_mw": 2600}, Holds},
+		{"arm-table-power", world{"rk-main/wfe/power_mw": 2600, "rk-main/wfi/power_mw": 2100}, Contradicted},
+		// WFI's longest wait 10x WFE's holds, above it partly.
+		{"arm-incident-spikes", world{"incident/qspinlock/max_lock_wait_ms@wait=1": 20}, Holds},
+		{"arm-incident-spikes", world{"incident/qspinlock/max_lock_wait_ms@wait=1": 3}, Partly},
+		{"arm-incident-spikes", world{"incident/qspinlock/max_lock_wait_ms@wait=0": 3}, Contradicted},
+		// No event woke WFI; a wait over the article's 1 ms holds.
+		{"arm-wfi-not-woken", world{"rk-main/wfi/wakeups_event": 0, "rk-main/wfi/avg_lock_wait_ms": 2}, Holds},
+		{"arm-wfi-not-woken", world{"rk-main/wfi/wakeups_event": 0, "rk-main/wfi/avg_lock_wait_ms": 0.5}, Partly},
+		{"arm-wfi-not-woken", world{"rk-main/wfi/wakeups_event": 3, "rk-main/wfi/avg_lock_wait_ms": 2}, Contradicted},
+	} {
+		js := l.JudgeResults(tc.w.results(t, l))
+		found := false
+		for _, j := range js {
+			if j.ID == tc.claim {
+				found = true
+				if j.Verdict != tc.want {
+					t.Errorf("%s in %v: %s (%s; %s), want %s", tc.claim, tc.w, j.Verdict, j.Magnitude, j.Why, tc.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no claim %s", tc.claim)
+		}
+	}
+}
+
+// fakeLookup returns the catalog's experiments with a run function that
+// simulates nothing: every metric 1, and a deadlock for the experiments
+// named in fail.
+func fakeLookup(fail ...string) func(string) (platforms.Experiment, error) {
+	return func(name string) (platforms.Experiment, error) {
+		e, err := catalog.Lookup(name)
+		if err != nil {
+			return e, err
+		}
+		e.Run = func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+			for _, f := range fail {
+				if f == name {
+					return platforms.RunResult{}, errors.New("deadlock at 1ms: everyone waits")
+				}
+			}
+			m := map[string]float64{}
+			for _, mt := range e.Metrics {
+				m[mt.Name] = 1
+			}
+			return platforms.RunResult{Metrics: m}, nil
+		}
+		return e, nil
+	}
+}
+
+// Judge runs every run of the ledger and judges every claim; a run that
+// fails is kept, and the claims resting on it are not simulated, naming the
+// failure; an experiment the lookup does not know is an error naming the
+// run. The counts, their text and the table add up to the claims.
+func TestJudgeRunsTheLedger(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := labkit.RunOptions{NoCache: true, Progress: labkit.NoProgress, Log: &bytes.Buffer{}}
+	js, err := l.Judge(context.Background(), fakeLookup("esp32-priority-inversion"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(js) != len(l.Claims) {
+		t.Fatalf("%d judgements of %d claims", len(js), len(l.Claims))
+	}
+	total := 0
+	for v, n := range Counts(js) {
+		total += n
+		if v == "" {
+			t.Errorf("%d judgements without a verdict", n)
+		}
+	}
+	if total != len(js) {
+		t.Errorf("counts add up to %d, want %d", total, len(js))
+	}
+	for _, j := range js {
+		rests := false
+		for _, r := range j.Runs {
+			rests = rests || r == "esp-inversion"
+		}
+		if rests && (j.Verdict != NotSimulated || !strings.Contains(j.Why, "deadlock at 1ms")) {
+			t.Errorf("%s rests on the failed run: %s (%s), want not simulated naming the deadlock", j.ID, j.Verdict, j.Why)
+		}
+	}
+	text := CountsText(js)
+	tab := Table(js)
+	if len(tab.Rows) != len(js) || !strings.Contains(tab.Title, text) || !strings.Contains(text, fmt.Sprintf("%d %s", Counts(js)[NotSimulated], NotSimulated)) {
+		t.Errorf("table of %d rows titled %q, counts %q", len(tab.Rows), tab.Title, text)
+	}
+	broken := func(name string) (platforms.Experiment, error) {
+		if name == "per-cpu-split" {
+			return platforms.Experiment{}, errors.New("no such experiment")
+		}
+		return fakeLookup()(name)
+	}
+	if _, err := l.Judge(context.Background(), broken, opts); err == nil || !strings.Contains(err.Error(), "run split") {
+		t.Errorf("unknown experiment: error %v, want one naming the run", err)
+	}
+}
+
+// Splice replaces the generated section between the markers and nothing
+// else; a document without exactly one pair in order is refused.
+func TestSplice(t *testing.T) {
+	doc := "# T\n\n" + ReadmeBegin + "\nold\n" + ReadmeEnd + "\ntail\n"
+	got, err := Splice(doc, "new\n")
+	if want := "# T\n\n" + ReadmeBegin + "\n\nnew\n\n" + ReadmeEnd + "\ntail\n"; err != nil || got != want {
+		t.Errorf("Splice = %q, %v; want %q", got, err, want)
+	}
+	for _, bad := range []string{"no markers", ReadmeBegin + ReadmeBegin + ReadmeEnd, ReadmeEnd + "x" + ReadmeBegin} {
+		if _, err := Splice(bad, "s"); err == nil {
+			t.Errorf("Splice(%q) accepted", bad)
+		}
+	}
+}
+
+// The README section shows the models' numbers from the results, the
+// article's from the experiments' references, and every claim's verdict.
+func TestReadmeShowsTheResults(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := world{"rk-main/wfe/avg_lock_wait_ms": 0.0123, "rk-main/wfi/avg_lock_wait_ms": 4.56,
+		"esp-main/mutex/ns_per_op": 7777, "esp-main/notify/ns_per_op": 8888,
+		"esp-main/mutex/cpu_core0_pct": 61, "esp-main/mutex/cpu_core1_pct": 39}
+	results := w.results(t, l)
+	js := l.JudgeResults(results)
+	s := l.Readme(results, js)
+	for _, want := range []string{"| 0.0123 |", "| 4.56 |", "| 7,777 |", "| 8,888 |", "| 61 / 39 |", CountsText(js)} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the section lacks %q", want)
+		}
+	}
+	for _, j := range js {
+		if !strings.Contains(s, "| "+string(j.Verdict)+" |") {
+			t.Errorf("the section lacks the verdict of %s", j.ID)
+		}
+	}
+}

@@ -1,0 +1,347 @@
+package labkit
+
+// Mutation table (issue 18): each mutant is one small edit of the code that
+// a green `make test` must notice; "killed by" names the test that fails on
+// it. The edits themselves are in mutants below. TestMutantTable checks,
+// on every run, that each edit still applies to the code (its text occurs
+// exactly once) and that this table lists it; the slow check that re-applies
+// each mutant (through go test's -overlay, never touching the tree) and runs
+// its killing test is opt-in (about three minutes for all):
+//
+//	SYNCLAB_MUTANTS=1 go test -count=1 -run TestMutants -timeout 1h ./labkit/
+//	SYNCLAB_MUTANTS=1 go test -count=1 -run 'TestMutants/esp32-cpu-swap' ./labkit/
+//
+// scripts/mutants.sh runs them. SYNCLAB_MUTANTS=suite runs, for each, the
+// whole suites of the mutated package and of the killing test's instead,
+// and logs every test that fails. Tests that build the lab command with go
+// build (labkit/cmd/lab's) do not see the overlay.
+//
+//	mutant                   what it breaks                                            file:function                                                 killed by
+//	esp32-cpu-swap           cpu_core0_pct and cpu_core1_pct swapped                   platforms/esp32/experiments.go:csRunResult                    esp32 TestCSRunResultMapsEveryField
+//	rk3399-p99-max           rk3399 p99 lock wait reports the maximum                  platforms/rk3399/experiments.go:metrics                       rk3399 TestMetricsFromACraftedRun
+//	cache-code-version       the cache ignores the code version                        labkit/cache.go:Result.matches                                labkit TestCacheKeysOnCodeAndShard
+//	hash-seed-repeats        the definition hash ignores seed and repeats              platforms/experiment.go:Experiment.Hash                       platforms TestHashCoversWhatDeterminesTheRuns
+//	ticket-no-sev            arm32 ticket unlock without SEV                           platforms/linux/locks.go:ticketLock.Unlock                    linux TestWaiterWakes
+//	qspin-always-queue       qspinlock always queues (no pending-bit path)             platforms/linux/locks.go:qspinlock.slowpath                   linux TestQSpinlockPendingThenMCSQueue
+//	tiered-never-wakes       the tiered policy's wait queue never wakes a sleeper      platforms/linux/wait.go:Kernel.wakeVar                        linux TestWaiterWakes
+//	crosscore-latency-0      crosscore IPI delivered with no latency                   platforms/esp32/soc.go:SoC.crosscoreRaise                     esp32 TestCrosscoreLatencyDelaysTheWake
+//	disinherit-held          disinherit ignores the other mutexes held                 platforms/esp32/queue.go:xTaskPriorityDisinherit              esp32 TestDisinheritWaitsForTheLastMutex
+//	disinherit-timeout       disinherit after a timeout ignores the remaining waiters  platforms/esp32/queue.go:vTaskPriorityDisinheritAfterTimeout  esp32 TestDisinheritAfterTimeoutKeepsRemainingWaiters
+//	sim-monitor-kept         another core's store leaves the exclusive monitor armed   sim/memory.go:Memory.wrote                                    sim TestSwap
+//	sim-stream-edge          a WFE starting on an event-stream tick wakes at once      sim/isa.go:Core.nextStreamTick                                sim TestEventStreamNextTick
+//	sim-port-parallel        the uncached (SRAM) port serves accesses in parallel      sim/memory.go:Memory.grant                                    sim TestUncachedPortArbitration
+//	sim-ffwd-extra-period    fast-forward skips k+1 periods                            sim/ffwd.go:ffwd.match                                        sim TestFastForwardExact
+//	sim-hist-bucket          histogram bucket index off by one                         sim/stats.go:bucketOf                                         sim TestHistogramBuckets
+//	sim-percentile-n         percentile rank from n instead of n-1                     sim/stats.go:type7                                            sim TestPercentileMatchesNumPy
+//	sim-ties-lifo            events due at one time fire last-scheduled first          sim/engine.go:entry.less                                      sim TestEventTiesFireInScheduleOrder
+//	sim-cancel-rare          the run's context checked every million events            sim/engine.go:checkEvery                                      sim TestCancelPrompt
+//	param-integer            an Integer parameter accepts fractions                    platforms/param.go:Param.Check                                platforms TestSetFrom
+//	settings-garbage         -set key=value accepts trailing garbage                   platforms/experiment.go:Experiment.WithSettings               platforms TestWithSettingsAndVariants
+//	portmux-any-owner        portMUX takes a lock held by the other core as nested     platforms/esp32/port.go:Kernel.enterCritical                  esp32 TestMutualExclusionSeeds
+//	esp32-timeout-late       a blocking call's timeout one tick late                   platforms/esp32/tasks.go:Kernel.block                         esp32 TestTakeTimeoutExactTicks
+//	esp32-api-swap           spinlock_cycles and s32c1i_cycles swapped                 platforms/esp32/experiments.go:apiPaths                       esp32 TestAPIPathsMetricsFromTheRun
+//	ncore-last-cluster       NCore's last cluster always full                          platforms/generic/soc.go:NCore                                generic TestNCoreTopology
+//	nohz-tick-runs           NO_HZ_IDLE does not stop the idle tick                    platforms/linux/kernel.go:Kernel.idle                         linux TestTickAndIdle
+//	split-percluster         per-cpu-split's percluster built as percpu                platforms/rk3399/experiments.go:runSplit                      rk3399 TestSplitVariantsContendAsTheirLocksAreShared
+//	scaling-wait-ignored     lock-scaling ignores its wait parameter                   platforms/rk3399/experiments.go:runLockScaling                rk3399 TestLockScalingWaitPolicies
+//	student-t-df-n           Student-t interval with n degrees of freedom, not n-1     labkit/stats.go:Summarize                                     labkit TestSummarizeKnownValues
+//	fieller-sign             Fieller interval centred on -ratio                        labkit/stats.go:RatioCI                                       labkit TestRatioCI
+//	journal-crc              journal records taken without their CRC checked           labkit/journal.go:nextFrame                                   labkit TestJournalTornOrForeignRecords
+//	merge-duplicate          merge does not name a shard given twice                   labkit/store.go:Merge                                         labkit TestShardsPartitionJobs
+//	cache-shard              a cached shard stands for the whole result                labkit/cache.go:Result.matches                                labkit TestCacheKeysOnCodeAndShard
+//	seed-ignores-repeat      every repeat gets the same run seed                       labkit/runner.go:RunSeed                                      labkit TestRunSeedsDistinct
+//	csv-repeat-column        the CSV's repeat column holds the point                   labkit/export.go:Result.WriteCSV                              labkit ExampleResult_WriteCSV
+//	doc-n-counts-failed      a JSON cell's n counts its failed runs                    labkit/export.go:NewRunDoc                                    labkit TestRunDocAndCSVAgree
+//	decode-repeated-run      a result file repeating a run is accepted                 labkit/decodecheck.go:Result.check                            labkit TestDecodeValidatesTheResult
+//	ledger-irq-inverted      esp-table-irq's verdict inverted                          labkit/ledger/esp32.go:esp32Judges                            ledger TestVerdictsFollowTheNumbers
+//	ledger-within-one-sided  within(a, b, f) checks one side only                      labkit/ledger/judge.go:within                                 ledger TestVerdictsFollowTheNumbers
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mutant is one edit of one file: old, which occurs exactly once in file,
+// replaced by new. test (a top-level test of package pkg) must fail on it.
+type mutant struct {
+	name     string
+	file     string // from the repository root
+	old, new string
+	pkg      string // ./sim, ./platforms/esp32, ...
+	test     string
+}
+
+var mutants = []mutant{
+	{name: "esp32-cpu-swap", file: "platforms/esp32/experiments.go",
+		old: `"cpu_core0_pct": r.CPUPct[0], "cpu_core1_pct": r.CPUPct[1],`,
+		new: `"cpu_core0_pct": r.CPUPct[1], "cpu_core1_pct": r.CPUPct[0],`,
+		pkg: "./platforms/esp32", test: "TestCSRunResultMapsEveryField"},
+	{name: "rk3399-p99-max", file: "platforms/rk3399/experiments.go",
+		old: `p99(&r.Waits) / float64(sim.Millisecond),`,
+		new: `r.Waits.Max().Millis(),`,
+		pkg: "./platforms/rk3399", test: "TestMetricsFromACraftedRun"},
+	{name: "cache-code-version", file: "labkit/cache.go",
+		old: `&& code.Key() != "" && r.Code.Key() == code.Key()`,
+		new: ``,
+		pkg: "./labkit", test: "TestCacheKeysOnCodeAndShard"},
+	{name: "hash-seed-repeats", file: "platforms/experiment.go",
+		old: `Repeats: e.Repeats, Seed: e.Seed}`,
+		new: `}`,
+		pkg: "./platforms", test: "TestHashCoversWhatDeterminesTheRuns"},
+	{name: "ticket-no-sev", file: "platforms/linux/locks.go",
+		old: "\tl.sevRelease(p)\n}\n\n// sevRelease",
+		new: "\tl.k.release(p, &l.w)\n}\n\n// sevRelease",
+		pkg: "./platforms/linux", test: "TestWaiterWakes"},
+	{name: "qspin-always-queue", file: "platforms/linux/locks.go",
+		old: "// Any contention beyond the owner: queue.\n\tif val&^qLockedMask != 0 {",
+		new: "// Any contention beyond the owner: queue.\n\tif true {",
+		pkg: "./platforms/linux", test: "TestQSpinlockPendingThenMCSQueue"},
+	{name: "tiered-never-wakes", file: "platforms/linux/wait.go",
+		old: "if s.addr == a {\n\t\t\tk.wakeUp(p, s.cpu)",
+		new: "if false {\n\t\t\tk.wakeUp(p, s.cpu)",
+		pkg: "./platforms/linux", test: "TestWaiterWakes"},
+	{name: "crosscore-latency-0", file: "platforms/esp32/soc.go",
+		old: `s.E.After(s.Cores[target].Cycles(s.Cfg.CrosscoreLatency), ev)`,
+		new: `s.E.After(0, ev)`,
+		pkg: "./platforms/esp32", test: "TestCrosscoreLatencyDelaysTheWake"},
+	{name: "disinherit-held", file: "platforms/esp32/queue.go",
+		old: `holder.Priority != holder.BasePriority && holder.MutexesHeld == 0`,
+		new: `holder.Priority != holder.BasePriority`,
+		pkg: "./platforms/esp32", test: "TestDisinheritWaitsForTheLastMutex"},
+	{name: "disinherit-timeout", file: "platforms/esp32/queue.go",
+		old: `len(w) > 0 && w[0].Priority > prio {`,
+		new: `false && len(w) > 0 && w[0].Priority > prio {`,
+		pkg: "./platforms/esp32", test: "TestDisinheritAfterTimeoutKeepsRemainingWaiters"},
+
+	// Our own, across sim, platforms and labkit.
+	{name: "sim-monitor-kept", file: "sim/memory.go",
+		old: "o.monLine, o.monReg = -1, nil\n",
+		new: "",
+		pkg: "./sim", test: "TestSwap"},
+	{name: "sim-stream-edge", file: "sim/isa.go",
+		old: `for t <= now {`,
+		new: `for t < now {`,
+		pkg: "./sim", test: "TestEventStreamNextTick"},
+	{name: "sim-port-parallel", file: "sim/memory.go",
+		old: `s := max(t, m.busy)`,
+		new: `s := t`,
+		pkg: "./sim", test: "TestUncachedPortArbitration"},
+	{name: "sim-ffwd-extra-period", file: "sim/ffwd.go",
+		old: "\treturn k\n}",
+		new: "\treturn k + 1\n}",
+		pkg: "./sim", test: "TestFastForwardExact"},
+	{name: "sim-hist-bucket", file: "sim/stats.go",
+		old: `return shift<<histSubBits + int(u>>shift)`,
+		new: `return shift<<histSubBits + int(u>>shift) + 1`,
+		pkg: "./sim", test: "TestHistogramBuckets"},
+	{name: "sim-percentile-n", file: "sim/stats.go",
+		old: `h := float64(n-1) * (p / 100)`,
+		new: `h := float64(n) * (p / 100)`,
+		pkg: "./sim", test: "TestPercentileMatchesNumPy"},
+	{name: "sim-ties-lifo", file: "sim/engine.go",
+		old: `a.seq < b.seq`,
+		new: `a.seq > b.seq`,
+		pkg: "./sim", test: "TestEventTiesFireInScheduleOrder"},
+	{name: "sim-cancel-rare", file: "sim/engine.go",
+		old: `const checkEvery = 4096`,
+		new: `const checkEvery = 1 << 20`,
+		pkg: "./sim", test: "TestCancelPrompt"},
+	{name: "param-integer", file: "platforms/param.go",
+		old: `if p.Integer && v != math.Trunc(v) {`,
+		new: `if false && p.Integer && v != math.Trunc(v) {`,
+		pkg: "./platforms", test: "TestSetFrom"},
+	{name: "settings-garbage", file: "platforms/experiment.go",
+		old: `v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)`,
+		new: "var v float64\n\t\t_, err := fmt.Sscan(val, &v)\n\t\t_ = strconv.IntSize",
+		pkg: "./platforms", test: "TestWithSettingsAndVariants"},
+	{name: "portmux-any-owner", file: "platforms/esp32/port.go",
+		old: `if p.Load(m.Addr) == coreIDRegval[c] {`,
+		new: `if p.Load(m.Addr) != spinlockFree {`,
+		pkg: "./platforms/esp32", test: "TestMutualExclusionSeeds"},
+	{name: "esp32-timeout-late", file: "platforms/esp32/tasks.go",
+		old: `t.wakeTick = k.tickCount + ticks`,
+		new: `t.wakeTick = k.tickCount + ticks + 1`,
+		pkg: "./platforms/esp32", test: "TestTakeTimeoutExactTicks"},
+	{name: "esp32-api-swap", file: "platforms/esp32/experiments.go",
+		old: `"spinlock_cycles": r.LockSections * r.PairCycles, "s32c1i_cycles": r.LockSections * r.S32C1ICycles,`,
+		new: `"spinlock_cycles": r.LockSections * r.S32C1ICycles, "s32c1i_cycles": r.LockSections * r.PairCycles,`,
+		pkg: "./platforms/esp32", test: "TestAPIPathsMetricsFromTheRun"},
+	{name: "ncore-last-cluster", file: "platforms/generic/soc.go",
+		old: `c.Cores = min(perCluster, left)`,
+		new: `c.Cores = perCluster`,
+		pkg: "./platforms/generic", test: "TestNCoreTopology"},
+	{name: "nohz-tick-runs", file: "platforms/linux/kernel.go",
+		old: "if k.Cfg.NoHZIdle {\n\t\tcpu.tick.Stop()",
+		new: "if false {\n\t\tcpu.tick.Stop()",
+		pkg: "./platforms/linux", test: "TestTickAndIdle"},
+	{name: "split-percluster", file: "platforms/rk3399/experiments.go",
+		old: `w.Split, w.PerCluster = true, true`,
+		new: `w.Split = true`,
+		pkg: "./platforms/rk3399", test: "TestSplitVariantsContendAsTheirLocksAreShared"},
+	{name: "scaling-wait-ignored", file: "platforms/rk3399/experiments.go",
+		old: `Build(v, soc, flavour, linux.Mode(int(v["wait"])))`,
+		new: `Build(v, soc, flavour, linux.WFE)`,
+		pkg: "./platforms/rk3399", test: "TestLockScalingWaitPolicies"},
+	{name: "student-t-df-n", file: "labkit/stats.go",
+		old: `tQuantile(0.95, float64(len(xs)-1))`,
+		new: `tQuantile(0.95, float64(len(xs)))`,
+		pkg: "./labkit", test: "TestSummarizeKnownValues"},
+	{name: "fieller-sign", file: "labkit/stats.go",
+		old: `r.Lo, r.Hi = (-qb-sq)/(2*qa), (-qb+sq)/(2*qa)`,
+		new: `r.Lo, r.Hi = (qb-sq)/(2*qa), (qb+sq)/(2*qa)`,
+		pkg: "./labkit", test: "TestRatioCI"},
+	{name: "journal-crc", file: "labkit/journal.go",
+		old: `if crc32.Checksum(p, crcTable) != crc {`,
+		new: `if crc32.Checksum(p, crcTable) != crc && false {`,
+		pkg: "./labkit", test: "TestJournalTornOrForeignRecords"},
+	{name: "merge-duplicate", file: "labkit/store.go",
+		old: `case seen[p.Shard.Index]:`,
+		new: `case false && seen[p.Shard.Index]:`,
+		pkg: "./labkit", test: "TestShardsPartitionJobs"},
+	{name: "cache-shard", file: "labkit/cache.go",
+		old: `r.Hash == hash && r.Shard == shard &&`,
+		new: `r.Hash == hash &&`,
+		pkg: "./labkit", test: "TestCacheKeysOnCodeAndShard"},
+	{name: "seed-ignores-repeat", file: "labkit/runner.go",
+		old: `binary.LittleEndian.PutUint64(b[:], uint64(repeat))`,
+		new: `binary.LittleEndian.PutUint64(b[:], 0)`,
+		pkg: "./labkit", test: "TestRunSeedsDistinct"},
+	{name: "csv-repeat-column", file: "labkit/export.go",
+		old: `row = append(row, strconv.Itoa(run.Repeat), strconv.FormatUint(run.Seed, 10))`,
+		new: `row = append(row, strconv.Itoa(run.Point), strconv.FormatUint(run.Seed, 10))`,
+		pkg: "./labkit", test: "ExampleResult_WriteCSV"},
+	{name: "doc-n-counts-failed", file: "labkit/export.go",
+		old: `c.N = len(cell) - c.Failed`,
+		new: `c.N = len(cell)`,
+		pkg: "./labkit", test: "TestRunDocAndCSVAgree"},
+	{name: "decode-repeated-run", file: "labkit/decodecheck.go",
+		old: `if j <= prev {`,
+		new: `if j < prev {`,
+		pkg: "./labkit", test: "TestDecodeValidatesTheResult"},
+	{name: "ledger-irq-inverted", file: "labkit/ledger/esp32.go",
+		old: `if no < mu {`,
+		new: `if no > mu {`,
+		pkg: "./labkit/ledger", test: "TestVerdictsFollowTheNumbers"},
+	{name: "ledger-within-one-sided", file: "labkit/ledger/judge.go",
+		old: `return a <= b*f && b <= a*f`,
+		new: `return a <= b*f`,
+		pkg: "./labkit/ledger", test: "TestVerdictsFollowTheNumbers"},
+}
+
+// mutationRoot returns the repository root (the tests run in labkit/).
+func mutationRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// Every mutant still applies to the code and the table above lists it with
+// its file and killing test: the table cannot rot when the code moves.
+func TestMutantTable(t *testing.T) {
+	root := mutationRoot(t)
+	src, err := os.ReadFile("mutation_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(src), "\nimport (")
+	rows := map[string]string{}
+	for _, l := range strings.Split(header, "\n") {
+		if f := strings.Fields(strings.TrimPrefix(l, "//")); len(f) > 3 && strings.Contains(l, ".go:") {
+			rows[f[0]] = l
+		}
+	}
+	names := map[string]bool{}
+	for _, m := range mutants {
+		if names[m.name] {
+			t.Errorf("mutant %s listed twice", m.name)
+		}
+		names[m.name] = true
+		b, err := os.ReadFile(filepath.Join(root, m.file))
+		if err != nil {
+			t.Errorf("mutant %s: %v", m.name, err)
+			continue
+		}
+		if n := strings.Count(string(b), m.old); n != 1 || m.old == m.new {
+			t.Errorf("mutant %s: its text occurs %d times in %s (want once): the code moved; find the place again", m.name, n, m.file)
+		}
+		row := rows[m.name]
+		if !strings.Contains(row, " "+m.file+":") || !strings.HasSuffix(strings.TrimSpace(row), filepath.Base(m.pkg)+" "+m.test) {
+			t.Errorf("mutant %s: the table's row %q does not name %s and %s %s", m.name, row, m.file, filepath.Base(m.pkg), m.test)
+			continue
+		}
+		// The function the table names is in the file.
+		_, fn, _ := strings.Cut(strings.Fields(row[strings.Index(row, " "+m.file+":"):])[0], ":")
+		if i := strings.LastIndex(fn, "."); i >= 0 {
+			fn = fn[i+1:]
+		}
+		if !regexp.MustCompile(`\b` + fn + `\b`).Match(b) {
+			t.Errorf("mutant %s: %s has no %s", m.name, m.file, fn)
+		}
+	}
+	if len(rows) != len(mutants) {
+		t.Errorf("the table has %d rows, mutants %d", len(rows), len(mutants))
+	}
+}
+
+// Each mutant, compiled in through -overlay, fails its killing test.
+func TestMutants(t *testing.T) {
+	if os.Getenv("SYNCLAB_MUTANTS") == "" {
+		t.Skip("slow: set SYNCLAB_MUTANTS=1 to re-apply every mutant and run its killing test")
+	}
+	root := mutationRoot(t)
+	env := slices.DeleteFunc(os.Environ(), func(s string) bool { return strings.HasPrefix(s, "SYNCLAB_MUTANTS=") })
+	failed := regexp.MustCompile(`(?m)^--- FAIL: (\S+)`)
+	suite := os.Getenv("SYNCLAB_MUTANTS") == "suite"
+	for _, m := range mutants {
+		t.Run(m.name, func(t *testing.T) {
+			path := filepath.Join(root, m.file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			mutated := filepath.Join(dir, filepath.Base(m.file))
+			if err := os.WriteFile(mutated, []byte(strings.Replace(string(b), m.old, m.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {path: mutated}})
+			ov := filepath.Join(dir, "overlay.json")
+			if err := os.WriteFile(ov, overlay, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"test", "-overlay", ov, "-count=1", "-timeout=10m", "-run", "^" + m.test + "$", m.pkg}
+			if suite {
+				// The whole suites of the mutated package and of the
+				// killing test's package, as make test runs them.
+				args = []string{"test", "-overlay", ov, "-count=1", "-timeout=20m", "./" + filepath.Dir(m.file) + "/...", m.pkg}
+			}
+			cmd := exec.Command("go", args...)
+			cmd.Dir, cmd.Env = root, env
+			out, err := cmd.CombinedOutput()
+			switch {
+			case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
+				t.Fatalf("the mutant does not compile:\n%s", out)
+			case err == nil:
+				t.Fatalf("survived %s %s", m.pkg, m.test)
+			}
+			var killers []string
+			for _, f := range failed.FindAllSubmatch(out, -1) {
+				killers = append(killers, string(f[1]))
+			}
+			t.Logf("killed by %v", killers)
+			if !slices.Contains(killers, m.test) {
+				t.Fatalf("failed, but not in %s (failing: %v):\n%s", m.test, killers, out)
+			}
+		})
+	}
+}
