@@ -20,7 +20,7 @@ import (
 // and the reference data the catalog compiles in. Patterns name files, not
 // directories, so that stray build outputs are never embedded.
 //
-//go:embed go.mod go.sum *.go sim/*.go platforms/*.go platforms/*/*.go
+//go:embed go.mod go.sum *.go sim/*.go deploy/*.go platforms/*.go platforms/*/*.go
 //go:embed labkit/*.go labkit/*/*.go labkit/*/*/*.go data/*.go data/reference/*.tsv
 var sources embed.FS
 

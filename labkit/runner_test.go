@@ -288,16 +288,27 @@ func TestRunCountBound(t *testing.T) {
 	}
 }
 
-// A cancel stops a large run at once: the workers take no new run and the
-// running ones see the cancelled context.
+// A cancel stops a large run at once: the workers take no new run, the
+// running ones see the cancelled context, and every run that finished is in
+// the result.
 func TestCancelStopsALargeRun(t *testing.T) {
 	e := sweptFixture(t)
 	e.Repeats = MaxRuns / 6
 	ctx, cancel := context.WithCancel(context.Background())
-	var calls atomic.Int32
-	res, err := RunExperiment(ctx, withRun(e, interruptAfter(50, cancel, &calls)), RunOptions{Dir: t.TempDir(), Progress: NoProgress, Log: &strings.Builder{}})
-	if !errors.Is(err, context.Canceled) || res == nil || len(res.Runs) < 50 || calls.Load() > 50+int32(runtime.GOMAXPROCS(0)) {
-		t.Fatalf("cancelled: %v, %d runs, %d calls", err, len(res.Runs), calls.Load())
+	var calls, finished atomic.Int32
+	interrupt := interruptAfter(50, cancel, &calls)
+	run := func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+		r, err := interrupt(ctx, spec)
+		if err == nil {
+			finished.Add(1)
+		}
+		return r, err
+	}
+	res, err := RunExperiment(ctx, withRun(e, run), RunOptions{Dir: t.TempDir(), Progress: NoProgress, Log: &strings.Builder{}})
+	workers := int32(runtime.GOMAXPROCS(0))
+	if !errors.Is(err, context.Canceled) || res == nil || int32(len(res.Runs)) != finished.Load() ||
+		finished.Load() < 50-workers || calls.Load() > 50+workers {
+		t.Fatalf("cancelled: %v, %d runs kept of %d finished, %d calls (%d workers)", err, len(res.Runs), finished.Load(), calls.Load(), workers)
 	}
 }
 
