@@ -97,10 +97,6 @@ if ((${#missing[@]} > 0)) || ((want_chromium)); then
 		apt-get update -qq
 		# --no-install-recommends keeps pandoc, TeX and friends out; nothing here needs them.
 		apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
-	elif ((${#missing[@]} == 0)); then
-		# Only chromium is missing and we cannot install it: the report check will be skipped.
-		log "WARNING: chromium is missing, the headless report check will be skipped."
-		log "         Install it with: sudo apt-get install --no-install-recommends chromium"
 	else
 		{
 			echo "setup: cannot install the missing prerequisites (need root and apt-get)."
