@@ -138,10 +138,6 @@ if ((${#missing[@]} > 0)) || ((want_chromium)); then
 	((want_chromium)) && pkgs+=(chromium)
 	if [[ "$(id -u)" == 0 ]] && have_cmd apt-get; then
 		apt_install "${pkgs[@]}"
-	elif ((${#missing[@]} == 0)); then
-		# Only chromium is missing and we cannot install it: the report check will be skipped.
-		log "WARNING: chromium is missing, the headless report check will be skipped."
-		log "         Install it with: sudo apt-get install --no-install-recommends chromium"
 	else
 		{
 			echo "setup: cannot install the missing prerequisites (need root and apt-get)."

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,8 +155,8 @@ func DrawnCharts(dom []byte, ids []string) (missing []string) {
 }
 
 // CheckInChromium opens an exported report in headless Chromium with the network off and verifies
-// that the page has no external script and that every chart was drawn. It returns the number of
-// charts checked.
+// that the page has no external script and that every chart was drawn; a chart that was not is
+// named with its cell (ChartsByCell). It returns the number of charts checked.
 func CheckInChromium(ctx context.Context, htmlPath string) (int, error) {
 	page, err := os.ReadFile(htmlPath)
 	if err != nil {
@@ -168,7 +170,14 @@ func CheckInChromium(ctx context.Context, htmlPath string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if missing := DrawnCharts(dom, ids); len(missing) > 0 {
+	byCell := ChartsByCell(page)
+	var missing []string
+	for _, n := range slices.Sorted(maps.Keys(byCell)) {
+		for _, m := range DrawnCharts(dom, byCell[n]) {
+			missing = append(missing, fmt.Sprintf("cell %d: %s", n, m))
+		}
+	}
+	if len(missing) > 0 {
 		return len(ids), fmt.Errorf("%s: %d of %d chart(s) not drawn with the network off: %s",
 			htmlPath, len(missing), len(ids), strings.Join(missing, ", "))
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,6 +27,11 @@ const (
 	// titleTag marks the cell the export adds for the title block (its
 	// class celltag_synclab-title styles the summary).
 	titleTag = "synclab-title"
+	// cellTagPrefix+N tags the notebook's code cell number N (counting
+	// every cell from 1, as the export's errors do): nbconvert writes tags
+	// as classes, so the page says which cell drew each chart
+	// (ChartsByCell).
+	cellTagPrefix = "synclab-cell-"
 )
 
 // Options says how to export notebooks.
@@ -291,20 +297,27 @@ func writeFile(path string, b []byte) error {
 func mdBegin(nonce string) string { return "synclabmdbegin" + nonce }
 func mdEnd(nonce string) string   { return "synclabmdend" + nonce }
 
-// prepare sets the parameters, wraps markdown cells in markers and tags
-// the code cells whose source the report hides; it returns the number of
-// markdown cells.
+// prepare sets the parameters, wraps markdown cells in markers, tags each
+// of the notebook's code cells with its number and the code cells whose
+// source the report hides; it returns the number of markdown cells.
 func prepare(nb *Notebook, opts Options, nonce string) (int, error) {
 	if err := nb.SetParameters(opts.Params); err != nil {
 		return 0, badInput("%v", err)
 	}
-	n := 0
+	n, num := 0, 0
 	for _, c := range nb.Cells {
+		injected := c.HasTag(InjectedTag) // lab report -p's, not the notebook's
+		if !injected {
+			num++
+		}
 		switch c.Type() {
 		case "markdown":
 			c["source"] = mdBegin(nonce) + "\n\n" + c.Source() + "\n\n" + mdEnd(nonce) + "\n"
 			n++
 		case "code":
+			if !injected {
+				c.AddTag(cellTagPrefix + strconv.Itoa(num))
+			}
 			if !opts.ShowCode && !c.HasTag(ShowCodeTag) {
 				c.AddTag(hideInputTag)
 			}

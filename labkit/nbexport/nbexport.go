@@ -11,7 +11,8 @@
 // contains math), its markdown sanitised (sanitize.go), its table of contents and its styles. The
 // charts' ECharts library is inlined by labkit's display code. Check verifies a page needs no
 // external script; Chromium (chromium.go) verifies that every chart is drawn with the network off,
-// and prints reports to PDF.
+// naming the cell of one that is not (the export tags each code cell with its number, which
+// ChartsByCell reads back from the page), and prints reports to PDF.
 package nbexport
 
 import (

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -192,6 +193,8 @@ var (
 	scriptSrc  = regexp.MustCompile(`(?is)<script\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)`)
 	linkHref   = regexp.MustCompile(`(?is)<link\b[^>]*\bhref\s*=\s*["']?(https?:[^"'\s>]+|//[^"'\s>]+)`)
 	chartDiv   = regexp.MustCompile(`<div id="([^"]+)" class="synclab-chart"`)
+	cellDiv    = regexp.MustCompile(`<div class="jp-Cell [^"]*"`) // nbconvert's lab template, tags as celltag_ classes
+	cellTagRE  = regexp.MustCompile(`\bcelltag_` + cellTagPrefix + `(\d+)\b`)
 	echartsLib = []byte(`.echarts={})}`) // the UMD header of the inlined ECharts build
 	noLibrary  = []byte("SyncLab: charts cannot be drawn")
 )
@@ -203,6 +206,33 @@ func Charts(page []byte) []string {
 		ids = append(ids, string(m[1]))
 	}
 	return ids
+}
+
+// ChartsByCell returns the ids of the charts in a report by the code cell
+// that drew them, keyed by the cell's number in the notebook (every cell
+// counts, from 1, as in the export's errors); the charts of cells the
+// export added (title block, stamp) are under 0.
+func ChartsByCell(page []byte) map[int][]string {
+	out := map[int][]string{}
+	starts := cellDiv.FindAllIndex(page, -1)
+	cellOf := func(at int) int { // the cell whose div starts last before at
+		n := 0
+		for _, s := range starts {
+			if s[0] > at {
+				break
+			}
+			n = 0
+			if m := cellTagRE.FindSubmatch(page[s[0]:s[1]]); m != nil {
+				n, _ = strconv.Atoi(string(m[1]))
+			}
+		}
+		return n
+	}
+	for _, m := range chartDiv.FindAllSubmatchIndex(page, -1) {
+		n := cellOf(m[0])
+		out[n] = append(out[n], string(page[m[2]:m[3]]))
+	}
+	return out
 }
 
 // Check verifies that a page needs no network: no <script src> other than data: URLs, no
