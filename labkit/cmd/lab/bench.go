@@ -50,6 +50,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	detailed := fs.Bool("detailed", true, "also time the ESP32 mutex run without fast-forward (about 7 s)")
 	scaling := fs.Bool("scaling", true, "also time child runs at growing iterations and cores, for the slopes (about 10 s)")
 	sweepName := fs.String("sweep", "", "experiment for the 64-run sweep (default: "+sweepDefault+" with -sweep-set "+sweepDefaultSet+" if registered, else the first in the catalog)")
+	report := fs.String("o", "", "also write the figures and the slopes' charts to this HTML `file`")
 	var sweepSets multi
 	fs.Var(&sweepSets, "sweep-set", "parameter override for the sweep experiment (repeatable; replaces the default "+sweepDefaultSet+")")
 	pos, err := parse(fs, args)
@@ -58,6 +59,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(pos) > 0 {
 		return badInput("bench takes no positional arguments")
+	}
+	if *report != "" {
+		if err := labkit.CheckOutput(*report); err != nil {
+			return badInput("-o: %v", err)
+		}
 	}
 	fig := benchFigures{"gomaxprocs": runtime.GOMAXPROCS(0)}
 	notes := []string{} // "notes": [] rather than null in the JSON
@@ -104,11 +110,26 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return ctx.Err()
 	}
 	fig["notes"] = notes
+	if *report != "" {
+		if err := benchReport(fig).WriteFile(*report); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "lab bench: wrote", *report)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(fig)
 	}
+	fig.table().WriteText(stdout)
+	for _, n := range notes {
+		fmt.Fprintln(stdout, "note:", n)
+	}
+	return nil
+}
+
+// table lists the figures measured, in a fixed order.
+func (fig benchFigures) table() labkit.Table {
 	t := labkit.Table{Title: "lab bench", Header: []string{"figure", "value"}}
 	keys := []string{"engine_events_per_s", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
 		"esp32_all_variants_1m_wall_s", "rk3399_default_wall_s", "sweep_runs", "sweep_experiment",
@@ -123,11 +144,44 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			t.Rows = append(t.Rows, []string{k, fmt.Sprint(v)})
 		}
 	}
-	t.WriteText(stdout)
-	for _, n := range notes {
-		fmt.Fprintln(stdout, "note:", n)
+	return t
+}
+
+// benchReport is lab bench -o: the figures, then for each slope measured
+// its wall time and peak RSS against the parameter, each beside its
+// least-squares line (what the slope figures summarise).
+func benchReport(fig benchFigures) *labkit.Report {
+	r := labkit.NewReport("SyncLab speed: lab bench")
+	r.Markdown(fmt.Sprintf("Measured with GOMAXPROCS=%v. Each point of a slope is one `lab run` in a child process "+
+		"(its own peak RSS, GNU time), wall time without the process's start.", fig["gomaxprocs"]))
+	for _, sc := range scalings {
+		pts, ok := fig[sc.axis+"_points"].([]scalingPoint)
+		if !ok {
+			continue
+		}
+		x := make([]float64, len(pts))
+		wall, rss := make([]float64, len(pts)), make([]float64, len(pts))
+		for i, p := range pts {
+			x[i], wall[i], rss[i] = p.Value, p.WallS, p.PeakRSSMB
+		}
+		what := sc.experiment + " " + sc.variant
+		r.Chart(
+			labkit.Lines(fmt.Sprintf("Wall time vs %s (%s): exponent %.2f", sc.axis, what, fig[sc.axis+"_wall_exponent"]),
+				sc.axis, "s", x, labkit.Series{Name: "measured", Values: wall}, labkit.Series{Name: "linear fit", Values: linearFit(x, wall)}),
+			labkit.Lines(fmt.Sprintf("Peak RSS vs %s (%s)", sc.axis, what),
+				sc.axis, "MB", x, labkit.Series{Name: "measured", Values: rss}, labkit.Series{Name: "linear fit", Values: linearFit(x, rss)}))
 	}
-	return nil
+	return r.Table(fig.table())
+}
+
+// linearFit returns the least-squares line through (x, y) at x.
+func linearFit(x, y []float64) []float64 {
+	a, b := stat.LinearRegression(x, y, nil, false)
+	fit := make([]float64, len(x))
+	for i, v := range x {
+		fit[i] = a + b*v
+	}
+	return fit
 }
 
 // sweepSpeedup times 64 runs of the sweep experiment (see sweepConfig) on 1

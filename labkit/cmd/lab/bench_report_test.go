@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// The least-squares line through points on a line is that line.
+func TestLinearFit(t *testing.T) {
+	x := []float64{1, 2, 4, 8}
+	fit := linearFit(x, []float64{5, 8, 14, 26}) // 2 + 3x
+	for i, want := range []float64{5, 8, 14, 26} {
+		if d := fit[i] - want; d > 1e-12 || d < -1e-12 {
+			t.Fatalf("fit[%d] = %v, want %v", i, fit[i], want)
+		}
+	}
+}
+
+// lab bench -o draws wall time and peak RSS for each slope measured, and
+// only for those.
+func TestBenchReport(t *testing.T) {
+	fig := benchFigures{"gomaxprocs": 2, "engine_events_per_s": 2.5e7, "iterations_wall_exponent": 1.01,
+		"iterations_points": []scalingPoint{{1e5, 0.01, 20}, {1e6, 0.1, 21}, {1e7, 1, 22}}}
+	page := benchReport(fig).HTML()
+	for _, want := range []string{"Wall time vs iterations (esp32-critical-section mutex): exponent 1.01",
+		"Peak RSS vs iterations", "linear fit", "engine_events_per_s"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "vs cores") {
+		t.Error("report draws the cores slope, which was not measured")
+	}
+}
