@@ -65,9 +65,11 @@ func TestReadmeNewPlatform(t *testing.T) {
 		cmd := exec.Command("go", append([]string{"run", "./labkit/cmd/lab"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "SYNCLAB_RESULTS="+filepath.Join(dir, "results"))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("lab %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Fatalf("lab %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
 		}
 		return string(out)
 	}
@@ -103,11 +105,6 @@ func copyTree(t *testing.T, src, dst string) {
 			case ".git", ".tools", "bin", "notebooks", "reports", filepath.Join("data", "results"):
 				return filepath.SkipDir
 			}
-			return nil
-		}
-		root := filepath.Dir(rel) == "." && strings.HasSuffix(rel, ".go") // the module's root package
-		if rel != "go.mod" && rel != "go.sum" && !root && !strings.HasPrefix(rel, "sim") && !strings.HasPrefix(rel, "platforms") &&
-			!strings.HasPrefix(rel, "labkit") && !strings.HasPrefix(rel, "data") {
 			return nil
 		}
 		b, err := os.ReadFile(p)
