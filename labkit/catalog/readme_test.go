@@ -3,12 +3,13 @@ package catalog_test
 import (
 	"encoding/json"
 	"go/format"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"synclab/labkit/internal/repotest"
 )
 
 // readmeBlock returns the fenced Go block of the README that starts with
@@ -45,8 +46,7 @@ func TestReadmeNewPlatform(t *testing.T) {
 	}
 	line := strings.TrimSpace(readmeBlock(t, readme, "\t\tmysoc.Experiments(),\n"))
 
-	dir := t.TempDir()
-	copyTree(t, root, dir)
+	dir := repotest.Copy(t, root)
 	write(t, filepath.Join(dir, "platforms", "mysoc", "mysoc.go"), platform)
 	catPath := filepath.Join(dir, "labkit", "catalog", "catalog.go")
 	cat, err := os.ReadFile(catPath)
@@ -88,36 +88,6 @@ func TestReadmeNewPlatform(t *testing.T) {
 	// Each critical section costs at least its 150 cycles of work at 1 GHz.
 	if ns := res.Variants[0].Metrics["ns_per_op"]; !(ns > 150) {
 		t.Fatalf("ns_per_op = %g, want more than 150", ns)
-	}
-}
-
-// copyTree copies the module's sources and data (not .git, tools, results
-// or notebooks) from src to dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			switch rel {
-			case ".git", ".tools", "bin", "notebooks", "reports", filepath.Join("data", "results"):
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

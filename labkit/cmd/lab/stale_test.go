@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"synclab/labkit"
+	"synclab/labkit/internal/repotest"
 )
 
 // staleCheck is a platform whose one metric is a constant, the "formula"
@@ -36,30 +37,15 @@ func Experiments() []platforms.Experiment {
 }
 `
 
-// repoCopy copies the module's sources and reference data into a temporary
-// directory and adds the stale-check platform to its catalog.
+// repoCopy copies the module into a temporary directory and adds the
+// stale-check platform to its catalog.
 func repoCopy(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	srcs, _ := filepath.Glob(filepath.Join(root, "*.go"))
-	for _, p := range append(srcs, "go.mod", "go.sum", "sim", "platforms", "labkit", filepath.Join("data", "embed.go"), filepath.Join("data", "reference"),
-		filepath.Join("data", "claims.go"), filepath.Join("data", "claims")) {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		rel, _ := filepath.Rel(root, p)
-		dst := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command("cp", "-R", p, dst).CombinedOutput(); err != nil {
-			t.Fatalf("cp %s: %v %s", rel, err, out)
-		}
-	}
+	dir := repotest.Copy(t, root)
 	edit(t, filepath.Join(dir, "labkit", "catalog", "catalog.go"), map[string]string{
 		"\t\trk3399.Experiments(),\n":      "\t\trk3399.Experiments(),\n\t\tstalecheck.Experiments(),\n",
 		"\t\"synclab/platforms/rk3399\"\n": "\t\"synclab/platforms/rk3399\"\n\t\"synclab/platforms/stalecheck\"\n",
