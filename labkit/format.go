@@ -66,13 +66,30 @@ func groupThousands(s string) string {
 }
 
 // MeanCI formats a summary as "mean ± half-width of the 95% interval" with
-// the half-width to 2 significant digits ("41,811 ± 575"); the mean alone
-// when there is no interval (fewer than two values).
+// the half-width to 2 significant digits, written like the mean ("41,811 ±
+// 575", "0.003301 ± 0.000041"); a half-width below the last digit the mean
+// shows is written as that bound ("100 ± <0.1", "2,000,000 ± <1"). The mean
+// alone when the interval is undefined (one run).
 func MeanCI(s Summary) string {
-	if math.IsNaN(s.Half) {
-		return Num(s.Mean)
+	m := Num(s.Mean)
+	switch a := math.Abs(s.Mean); {
+	case math.IsNaN(s.Half):
+		return m
+	case s.Half == 0 || a < 1e-3 || a >= 1e15 || math.IsNaN(a) || math.IsInf(a, 0):
+		return m + " ± " + sigDigits(s.Half, 2)
+	case s.Half < shownDigit(a)/2:
+		return m + " ± <" + Num(shownDigit(a))
+	case s.Half < 1e-3:
+		return m + " ± " + strconv.FormatFloat(s.Half, 'f', 1-int(math.Floor(math.Log10(s.Half))), 64)
 	}
-	return Num(s.Mean) + " ± " + sigDigits(s.Half, 2)
+	return m + " ± " + sigDigits(s.Half, 2)
+}
+
+// shownDigit is the value of the last digit Num shows of a (1e-3 <= a <
+// 1e15): the fourth significant digit, or the units for numbers of four
+// digits or more.
+func shownDigit(a float64) float64 {
+	return math.Min(1, math.Pow(10, math.Floor(math.Log10(a))-3))
 }
 
 // siPrefixes are the prefixes Quantity uses, by power of 1000.

@@ -23,8 +23,13 @@ func TestMeanCI(t *testing.T) {
 		want string
 	}{
 		{Summary{Mean: 41811.2, Half: 575.4}, "41,811 ± 575"},
-		{Summary{Mean: 100, Half: 2.179e-8}, "100 ± 2.2e-8"},
-		{Summary{Mean: 0.0033012, Half: 0.000041}, "0.003301 ± 4.1e-5"},
+		{Summary{Mean: 100, Half: 2.179e-8}, "100 ± <0.1"},
+		{Summary{Mean: 2e6, Half: 0}, "2,000,000 ± 0"},
+		{Summary{Mean: 2e6, Half: 0.3}, "2,000,000 ± <1"},
+		{Summary{Mean: 99.77, Half: 0.024}, "99.77 ± 0.024"},
+		{Summary{Mean: 0.0033012, Half: 0.000041}, "0.003301 ± 0.000041"},
+		{Summary{Mean: 0.0033012, Half: 0.0000001}, "0.003301 ± <1e-6"},
+		{Summary{Mean: 5e-5, Half: 1e-6}, "5e-5 ± 1e-6"},
 		{Summary{Mean: 7, Half: math.NaN()}, "7"},
 	}
 	for _, tc := range tests {

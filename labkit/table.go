@@ -197,7 +197,7 @@ func wrapText(s string, width int) []string {
 
 // numericCell matches cells that hold a number (with its interval), which
 // HTML tables align right.
-var numericCell = regexp.MustCompile(`^[-+]?[\d,.]+(e-?\d+)?%?( ± [\d,.]+(e-?\d+)?)?$`)
+var numericCell = regexp.MustCompile(`^[-+]?[\d,.]+(e-?\d+)?%?( ± <?[\d,.]+(e-?\d+)?)?$`)
 
 // HTML renders t as an HTML table with its title as caption; cells holding
 // numbers are right-aligned (class "n").
