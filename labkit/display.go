@@ -77,7 +77,19 @@ func (c *Chart) HTML() string {
   %[7]s
   function draw() {
     var chart = echarts.init(el); chart.setOption(revive(%[5]s));
-    var resize = function () { chart.resize(); };
+    // Titles and category labels wrap at the chart's width as drawn (a
+    // narrow window or a printed page), not at the widest chart's.
+    var fit = function () {
+      var w = chart.getWidth(), o = chart.getOption();
+      chart.setOption({
+        title: (o.title || []).map(function () { return {textStyle: {width: w - 110, lineHeight: 20}, subtextStyle: {width: w - 110, lineHeight: 15}}; }),
+        xAxis: (o.xAxis || []).map(function (a) {
+          return a.type === 'category' && a.data && a.data.length ? {axisLabel: {width: Math.max(40, Math.floor(0.8 * w / a.data.length) - 8), lineHeight: 15}} : {};
+        })
+      });
+    };
+    var resize = function () { chart.resize(); fit(); };
+    fit();
     window.addEventListener('resize', resize); window.addEventListener('beforeprint', resize);
   }
   if (window.echarts) { draw(); return; }
