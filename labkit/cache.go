@@ -164,7 +164,7 @@ func (b *batch) openJournal(ctx context.Context, path string, fresh bool, logw i
 		}
 	}
 	if b.reused > 0 {
-		fmt.Fprintf(logw, "labkit: %s: reused %d of %d runs from an interrupted run\n", b.e.Name, b.reused, len(b.done))
+		fmt.Fprintf(logw, "labkit: %s: reused %d of %d runs from an incomplete run (interrupted, or with failed runs, which are computed again)\n", b.e.Name, b.reused, len(b.done))
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func TestResumeComputesOnlyTheMissingRuns(t *testing.T) {
 	if err != nil || res.Reused != 12 || calls.Load() != 18 || res.From != "" {
 		t.Fatalf("resumed run: %v, reused %d, computed %d, want 12 and 18", err, res.Reused, calls.Load())
 	}
-	if !strings.Contains(log.String(), "reused 12 of 30 runs from an interrupted run") {
+	if !strings.Contains(log.String(), "reused 12 of 30 runs from an incomplete run") {
 		t.Errorf("log does not say what was reused: %q", log.String())
 	}
 	if RunsDiff(res, whole) != "" {

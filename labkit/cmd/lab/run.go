@@ -302,7 +302,7 @@ func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	case res.From != "":
 		fmt.Fprintf(w, "from the cache: %s (computed %s in %.3g s)\n", res.From, res.Created.Local().Format(time.DateTime), res.WallS)
 	case res.Reused > 0:
-		fmt.Fprintf(w, "reused %d of %d runs from an interrupted run\n", res.Reused, len(res.Runs))
+		fmt.Fprintf(w, "reused %d of %d runs from an incomplete run (interrupted, or with failed runs, which are computed again)\n", res.Reused, len(res.Runs))
 	}
 	fmt.Fprintln(w)
 	labkit.SummaryTable(res).WriteText(w)
