@@ -18,3 +18,19 @@ func BenchmarkMutex2M(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMutexDetailed runs the mutex variant at 100,000 increments per
+// task with every period simulated (no fast-forward): the detailed engine's
+// speed on the kernel's lock paths, for profiling
+// (go test -run '^$' -bench MutexDetailed -cpuprofile cpu.out ./platforms/esp32/).
+func BenchmarkMutexDetailed(b *testing.B) {
+	for b.Loop() {
+		r, err := RunCriticalSection(context.Background(), VariantMutex, map[string]float64{"iterations": 100_000}, 1, RunOptions{Detailed: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Counter != r.Expected {
+			b.Fatalf("counter %d, want %d", r.Counter, r.Expected)
+		}
+	}
+}
