@@ -77,10 +77,13 @@ func (c *Chart) HTML() string {
   %[7]s
   function draw() {
     var chart = echarts.init(el); chart.setOption(revive(%[5]s));
-    // Titles and category labels wrap at the chart's width as drawn (a
-    // narrow window or a printed page), not at the widest chart's.
+    // Titles and category labels wrap at the chart's width as drawn, and
+    // never wider than a printed page's (about 680 px): beforeprint only
+    // resizes, since an option update there makes Chromium print the
+    // canvas as vector paths instead of the image a PDF gets of every
+    // other chart.
     var fit = function () {
-      var w = chart.getWidth(), o = chart.getOption();
+      var w = Math.min(chart.getWidth(), 680), o = chart.getOption();
       chart.setOption({
         title: (o.title || []).map(function () { return {textStyle: {width: w - 110, lineHeight: 20}, subtextStyle: {width: w - 110, lineHeight: 15}}; }),
         xAxis: (o.xAxis || []).map(function (a) {
@@ -88,9 +91,9 @@ func (c *Chart) HTML() string {
         })
       });
     };
-    var resize = function () { chart.resize(); fit(); };
     fit();
-    window.addEventListener('resize', resize); window.addEventListener('beforeprint', resize);
+    window.addEventListener('resize', function () { chart.resize(); fit(); });
+    window.addEventListener('beforeprint', function () { chart.resize(); });
   }
   if (window.echarts) { draw(); return; }
   var tries = 0, timer = setInterval(function () {
