@@ -4,12 +4,12 @@
 #   scripts/setup.sh [--test]
 #   scripts/setup.sh --peers
 #
-# --test (or SYNCLAB_SETUP_TEST=1) also installs Debian's chromium for the headless report check.
+# --test (or SYNCLAB_SETUP_TEST=1) also installs Debian's chromium and a CJK font for the headless report check.
 # --peers does only what `lab bench` needs for its peer simulators (bench/peers): Debian's
 #   libsimgrid-dev, g++ and python3-simpy, and the SimGrid peer compiled into .tools/peers.
 #
 # Steps, each skipped when already done:
-#   1. Debian packages jupyter-notebook, jupyter-nbconvert (+ chromium with --test): apt-get as root,
+#   1. Debian packages jupyter-notebook, jupyter-nbconvert (+ chromium, fonts-wqy-microhei with --test): apt-get as root,
 #      otherwise print exactly what to install and exit 1.
 #   2. gonb, goimports, gopls built from go.mod's tool pins into .tools/bin.
 #   3. Offline web assets from the npm registry, integrity-checked: echarts (.tools/echarts), require.js
@@ -128,14 +128,16 @@ if ! have_cmd npm && ! have_cmd curl; then
 	need_fetch_tool=1
 	missing+=(curl ca-certificates)
 fi
+# Chromium prints the reports (the headless check, -pdf); the articles' Chinese titles and
+# section names need a CJK font, which Debian's chromium does not pull in.
 want_chromium=0
-if [[ "$want_test" == 1 ]] && ! have_cmd chromium; then
+if [[ "$want_test" == 1 ]] && { ! have_cmd chromium || ! fc-list :lang=zh 2>/dev/null | grep -q .; }; then
 	want_chromium=1
 fi
 
 if ((${#missing[@]} > 0)) || ((want_chromium)); then
 	pkgs=("${missing[@]}")
-	((want_chromium)) && pkgs+=(chromium)
+	((want_chromium)) && pkgs+=(chromium fonts-wqy-microhei)
 	if [[ "$(id -u)" == 0 ]] && have_cmd apt-get; then
 		apt_install "${pkgs[@]}"
 	else
