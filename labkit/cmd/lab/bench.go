@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -117,9 +116,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "lab bench: wrote", *report)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(fig)
+		return printJSON(stdout, fig)
 	}
 	fig.table().WriteText(stdout)
 	for _, n := range notes {

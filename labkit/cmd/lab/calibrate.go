@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -70,9 +69,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "profile written to %s\n", *out)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(f)
+		return printJSON(stdout, f)
 	}
 	f.FitTable().WriteText(stdout)
 	fmt.Fprintln(stdout)

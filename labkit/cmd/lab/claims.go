@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -52,9 +51,7 @@ func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "%s: results section %s\n", *readme, state)
 		return nil
 	case *asJSON:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", " ")
-		return enc.Encode(js)
+		return printJSON(stdout, js)
 	}
 	ledger.Table(js).WriteText(stdout)
 	return nil

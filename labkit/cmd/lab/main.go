@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -69,6 +70,14 @@ func lookup(name string) (platforms.Experiment, error) { return catalog.Find(exp
 // usageError marks bad input (exit status 2).
 type usageError struct{ error }
 
+// printJSON writes v to w as indented JSON, as every -json output is.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// badInput is bad input (exit status 2) with a message naming it.
 func badInput(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -37,9 +36,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
+		if err := printJSON(stdout, struct {
 			Checks []labkit.Verdict `json:"checks"`
 			Passed int              `json:"passed"`
 			Failed int              `json:"failed"`
