@@ -91,10 +91,7 @@ func (c *Core) Start(p *Proc) {
 func (e *Engine) resume(p *Proc) {
 	for p != nil {
 		e.running = p
-		p.resumes++
-		if !p.daemon {
-			e.progress++
-		}
+		p.resumed()
 		p.running = true
 		q, ok := p.next()
 		p.running = false
@@ -105,6 +102,15 @@ func (e *Engine) resume(p *Proc) {
 		p = q
 	}
 	e.running = nil
+}
+
+// resumed counts a resumption of p (for fast-forward) and, unless p runs
+// in the background, the engine's progress (for deadlock detection).
+func (p *Proc) resumed() {
+	p.resumes++
+	if !p.daemon {
+		p.e.progress++
+	}
 }
 
 func (p *Proc) finish() {
@@ -139,10 +145,7 @@ func (p *Proc) await() {
 			e.q.pop()
 			e.dispatch(x)
 			c.wait = waitNone
-			p.resumes++
-			if !p.daemon {
-				e.progress++
-			}
+			p.resumed()
 			return
 		}
 		o := x.ev.core
