@@ -3,12 +3,9 @@ package labkit
 import (
 	"fmt"
 	"html"
-	"os"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
 // Progress receives the runner's progress. Calls are serialised.
@@ -27,28 +24,15 @@ func (noProgress) Start(string, int) {}
 func (noProgress) Step()             {}
 func (noProgress) Finish()           {}
 
-// AutoProgress picks an in-place progress line in a GoNB notebook, a
-// progress bar on a terminal stderr, and nothing otherwise.
+// AutoProgress picks an in-place progress line in a GoNB notebook, and
+// nothing otherwise. (The lab command draws its own bar on a terminal:
+// labkit leaves terminal libraries out of every notebook cell's link.)
 func AutoProgress() Progress {
-	switch {
-	case gonbui.IsNotebook:
+	if gonbui.IsNotebook {
 		return &notebookProgress{}
-	case term.IsTerminal(int(os.Stderr.Fd())):
-		return &barProgress{}
 	}
 	return NoProgress
 }
-
-type barProgress struct{ bar *progressbar.ProgressBar }
-
-func (p *barProgress) Start(label string, total int) {
-	p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr),
-		progressbar.OptionSetDescription(label), progressbar.OptionShowCount(),
-		progressbar.OptionSetElapsedTime(true), progressbar.OptionSetPredictTime(true),
-		progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
-}
-func (p *barProgress) Step()   { _ = p.bar.Add(1) }
-func (p *barProgress) Finish() { _ = p.bar.Finish() }
 
 // notebookProgress updates one transient HTML line at most every 200 ms and
 // clears it when done.

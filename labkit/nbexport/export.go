@@ -9,8 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -50,8 +53,11 @@ type Options struct {
 	// Code is the exporting program's code version, stamped when a
 	// notebook runs no experiment.
 	Code string
+	// Jobs is how many notebooks execute at once (0: one per CPU).
+	Jobs int
 	// Progress, when set, hears when each notebook starts and, with the
-	// files written, when it is done.
+	// files written, when it is done; notebooks run side by side, so
+	// events of different notebooks interleave (never two calls at once).
 	Progress func(Event)
 }
 
@@ -133,9 +139,9 @@ func readNotebook(path string) (*Notebook, error) {
 // self-contained report (no network) with code hidden unless asked for,
 // a title block (title, when, what ran, parameters, contents), the
 // summary, and a reproducibility stamp at the end; and NAME.pdf with
-// opts.PDF. It checks everything first (Validate) and stops at the first
-// notebook that fails; the error names the notebook, the failing cell and
-// its output.
+// opts.PDF. It checks everything first (Validate), runs opts.Jobs
+// notebooks at once, and stops at the first notebook that fails; the error
+// names the notebook, the failing cell and its output.
 func Export(ctx context.Context, notebooks []string, opts Options) error {
 	if err := Validate(notebooks, opts); err != nil {
 		return err
@@ -156,20 +162,87 @@ func Export(ctx context.Context, notebooks []string, opts Options) error {
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return err
 	}
-	for i, nb := range notebooks {
-		start := time.Now()
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	jobs = min(jobs, len(notebooks))
+	// Notebooks run side by side: a cell's compile and link use one core,
+	// so another notebook's simulation fills the other. The first failure
+	// stops the rest; the error returned is that of the first notebook, in
+	// the order given, that failed on its own (not by being stopped).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu   sync.Mutex
+		errs = make([]error, len(notebooks))
+		next = make(chan int)
+		wg   sync.WaitGroup
+	)
+	progress := func(ev Event) {
 		if opts.Progress != nil {
-			opts.Progress(Event{Notebook: nb, Index: i, Total: len(notebooks)})
-		}
-		files, err := exportOne(ctx, tools, nb, opts)
-		if err != nil {
-			return err
-		}
-		if opts.Progress != nil {
-			opts.Progress(Event{Notebook: nb, Index: i, Total: len(notebooks), Files: files, Elapsed: time.Since(start)})
+			mu.Lock()
+			defer mu.Unlock()
+			opts.Progress(ev)
 		}
 	}
-	return nil
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				nb := notebooks[i]
+				start := time.Now()
+				progress(Event{Notebook: nb, Index: i, Total: len(notebooks)})
+				files, err := exportOne(ctx, tools, nb, opts)
+				if err != nil {
+					errs[i] = err
+					cancel()
+					continue
+				}
+				progress(Event{Notebook: nb, Index: i, Total: len(notebooks), Files: files, Elapsed: time.Since(start)})
+			}
+		})
+	}
+	for _, i := range longestFirst(notebooks) {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var stopped error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil && stopped == nil:
+			stopped = err // stopped by another's failure, or by the caller
+		case !errors.Is(err, context.Canceled):
+			return err
+		}
+	}
+	return stopped
+}
+
+// longestFirst orders notebooks for Export to start: those with the most
+// code cells first (each cell is at least a compile and a link), so that
+// a long one does not start last and run alone.
+func longestFirst(notebooks []string) []int {
+	cost := make([]int, len(notebooks))
+	for i, path := range notebooks {
+		if nb, err := readNotebook(path); err == nil { // Validate has read it
+			for _, c := range nb.Cells {
+				if c.Type() == "code" {
+					cost[i]++
+				}
+			}
+		}
+	}
+	order := make([]int, len(notebooks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cost[b] - cost[a] })
+	return order
 }
 
 // OutputPath returns the HTML path Export writes for a notebook.

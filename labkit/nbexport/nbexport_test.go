@@ -14,7 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -409,6 +411,7 @@ func TestReport(t *testing.T) {
 	"encoding/csv"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"synclab/labkit"
 	"synclab/labkit/catalog"
@@ -531,6 +534,66 @@ func TestExportFailingCell(t *testing.T) {
 	}
 }
 
+// TestExportSideBySide: notebooks exported two at a time each get their report, progress calls
+// never overlap, and when one fails the error is that notebook's own failure, not the
+// interruption of the one stopped beside it, and the stopped one writes no report.
+func TestExportSideBySide(t *testing.T) {
+	needJupyter(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	a := writeTestNotebook(t, dir, "a.ipynb", code("%%\nfmt.Println(\"a\")"))
+	b := writeTestNotebook(t, dir, "b.ipynb", code("%%\nfmt.Println(\"b\")"), code("%%\nfmt.Println(\"b2\")"))
+	var inside, overlaps, done atomic.Int32
+	progress := func(e Event) {
+		if inside.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		time.Sleep(10 * time.Millisecond)
+		if e.Files != nil {
+			done.Add(1)
+		}
+		inside.Add(-1)
+	}
+	if err := Export(context.Background(), []string{a, b}, Options{OutDir: out, Jobs: 2, Progress: progress}); err != nil {
+		t.Fatal(err)
+	}
+	for _, nb := range []string{a, b} {
+		if _, err := os.Stat(OutputPath(nb, out)); err != nil {
+			t.Errorf("no report for %s: %v", nb, err)
+		}
+	}
+	if done.Load() != 2 || overlaps.Load() != 0 {
+		t.Errorf("%d notebooks reported done (want 2), %d overlapping progress calls (want 0)", done.Load(), overlaps.Load())
+	}
+
+	// The failing notebook is listed second but has more cells, so it starts first; the slow one
+	// beside it is stopped when it fails.
+	slow := writeTestNotebook(t, dir, "slow.ipynb", code("%%\ntime.Sleep(time.Hour)"))
+	bad := writeTestNotebook(t, dir, "bad.ipynb", code("%%\nfmt.Println(1)"), code("%%\npanic(\"boom beside another\")"))
+	start := time.Now()
+	err := Export(context.Background(), []string{slow, bad}, Options{OutDir: out, Jobs: 2})
+	if err == nil || !strings.Contains(err.Error(), "bad.ipynb") || !strings.Contains(err.Error(), "boom beside another") || errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want bad.ipynb's panic", err)
+	}
+	if took := time.Since(start); took > 10*time.Minute {
+		t.Errorf("the export took %s: the notebook beside the failure was not stopped", took)
+	}
+	if _, err := os.Stat(OutputPath(slow, out)); err == nil {
+		t.Error("the stopped notebook wrote a report")
+	}
+}
+
+func TestLongestFirst(t *testing.T) {
+	dir := t.TempDir()
+	one := writeTestNotebook(t, dir, "one.ipynb", code("1"))
+	three := writeTestNotebook(t, dir, "three.ipynb", code("1"), markdown("# x"), code("2"), code("3"))
+	two := writeTestNotebook(t, dir, "two.ipynb", code("1"), code("2"))
+	alsoTwo := writeTestNotebook(t, dir, "also-two.ipynb", code("1"), code("2"))
+	if got, want := longestFirst([]string{one, two, three, alsoTwo}), []int{2, 1, 3, 0}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v (most code cells first, ties in the order given)", got, want)
+	}
+}
+
 // TestExportCancel: cancelling an export while a cell runs interrupts the cell and ends the export
 // with an interruption at once, before the cell could have finished. The cell would sleep for an
 // hour; the 15-minute limits below are hang guards (kernel start and compilation take seconds to a
@@ -627,8 +690,9 @@ func TestChromiumCheck(t *testing.T) {
 // result store of its own (every run simulated), fails on any cell error (a conclusion a notebook
 // asserts with labkit.Assert included), checks each report is self-contained, that each code cell
 // left at least the charts its labkit.Display calls draw, and that every chart is drawn in
-// Chromium with the network off. Reports go to $SYNCLAB_REPORTS_DIR when set. How long each
-// notebook takes is logged; BenchmarkNotebooks measures it.
+// Chromium with the network off. Reports go to $SYNCLAB_REPORTS_DIR when set. Notebooks run side
+// by side (go test -parallel, GOMAXPROCS by default). How long each notebook takes is logged;
+// BenchmarkNotebooks measures it.
 func TestNotebooks(t *testing.T) {
 	if !e2e() {
 		t.Skip("set SYNCLAB_E2E=1 (make test does) to execute every notebook")
@@ -641,6 +705,7 @@ func TestNotebooks(t *testing.T) {
 	}
 	for _, nb := range labNotebooks(t, tools) {
 		t.Run(filepath.Base(nb), func(t *testing.T) {
+			t.Parallel() // as lab report runs them: one notebook's compiles beside another's simulation
 			start := time.Now()
 			if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
 				t.Fatal(err)

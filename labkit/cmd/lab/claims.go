@@ -32,7 +32,7 @@ func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	results, err := l.Run(ctx, lookup, labkit.RunOptions{Fresh: *fresh, Log: stderr})
+	results, err := l.Run(ctx, lookup, labkit.RunOptions{Fresh: *fresh, Log: stderr, Progress: terminalProgress(stderr)})
 	if err != nil {
 		return err
 	}

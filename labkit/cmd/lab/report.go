@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,8 +29,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Var(&params, "p", "run with a parameter set: -p name=value (repeatable; lists as a,b,c); see the notebook's cell tagged parameters")
 	code := fs.Bool("code", false, "show every code cell (by default only cells tagged show-code)")
 	pdf := fs.Bool("pdf", false, "also print each report to NAME.pdf with headless Chromium")
+	jobs := fs.Int("j", runtime.NumCPU(), "notebooks executed at once")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: lab report NOTEBOOK... -o DIR [-p name=value]... [-code] [-pdf]\n\nflags:\n")
+		fmt.Fprint(stderr, "usage: lab report NOTEBOOK... -o DIR [-p name=value]... [-code] [-pdf] [-j N]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	notebooks, err := parse(fs, args)
@@ -35,9 +39,12 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(notebooks) == 0 || *out == "" {
-		return badInput("usage: lab report NOTEBOOK... -o DIR [-p name=value]... [-code] [-pdf]")
+		return badInput("usage: lab report NOTEBOOK... -o DIR [-p name=value]... [-code] [-pdf] [-j N]")
 	}
-	opts := nbexport.Options{OutDir: *out, ShowCode: *code, PDF: *pdf, Code: labkit.CurrentCode().String(), Params: map[string]string{}}
+	if *jobs < 1 {
+		return badInput("-j %d: want at least 1 notebook at a time", *jobs)
+	}
+	opts := nbexport.Options{OutDir: *out, ShowCode: *code, PDF: *pdf, Jobs: *jobs, Code: labkit.CurrentCode().String(), Params: map[string]string{}}
 	for _, p := range params {
 		k, v, err := nbexport.ParseSetting(p)
 		if err != nil {
@@ -47,13 +54,24 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	status := newStatusLine(stderr)
 	defer status.stop()
+	var running []string // in the order they started
+	done := 0
 	opts.Progress = func(e nbexport.Event) {
 		name := filepath.Base(e.Notebook)
 		if e.Files == nil {
-			status.show(fmt.Sprintf("[%d/%d] %s: running", e.Index+1, e.Total, name))
+			running = append(running, name)
+		} else {
+			running = slices.DeleteFunc(running, func(n string) bool { return n == name })
+			done++
+		}
+		if len(running) > 0 {
+			status.show(fmt.Sprintf("[%d/%d done] running %s", done, e.Total, strings.Join(running, ", ")))
+		} else {
+			status.show("")
+		}
+		if e.Files == nil {
 			return
 		}
-		status.show("")
 		for _, f := range e.Files {
 			size := ""
 			if fi, err := os.Stat(f); err == nil {

@@ -80,7 +80,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usageError{err}
 		}
 	}
-	opts := labkit.RunOptions{Fresh: f.fresh, Workers: f.workers, Log: stderr, Dir: f.dir, File: f.result}
+	opts := labkit.RunOptions{Fresh: f.fresh, Workers: f.workers, Log: stderr, Dir: f.dir, File: f.result, Progress: terminalProgress(stderr)}
 	if f.shard != "" {
 		if opts.Shard, err = labkit.ParseShard(f.shard); err != nil {
 			return usageError{err}
