@@ -42,6 +42,7 @@ func TestReportBadInput(t *testing.T) {
 		{"-p without =", []string{"report", good, "-o", out, "-p", "N"}, "want name=value"},
 		{"-p unknown", []string{"report", good, "-o", out, "-p", "M=1"}, "no such parameter; the notebook's parameters: N"},
 		{"-p wrong type", []string{"report", good, "-o", out, "-p", "N=2.5"}, "want a whole number"},
+		{"-j 0", []string{"report", good, "-o", out, "-j", "0"}, "-j 0: want at least 1 notebook at a time"},
 	}
 	for _, tc := range tests {
 		code, stdout, stderr := runCLI(t, tc.args...)
