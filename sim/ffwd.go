@@ -402,7 +402,7 @@ func (f *ffwd) apply(e *Engine, b, c *Snapshot, k int64) {
 	f.entries = f.entries[:0]
 	for _, q := range c.queue {
 		x := entry{t: Time(c.vals[q.idx] + k*f.d[q.idx]), seq: uint64(c.vals[q.idx+1] + k*f.d[q.idx+1]), ev: q.ev}
-		q.ev.seq = x.seq
+		q.ev.seq, q.ev.t = x.seq, x.t
 		f.entries = append(f.entries, x)
 	}
 	e.q.rebuild(f.entries)

@@ -55,6 +55,25 @@ func (b *bucket) insert(x entry) {
 	b.items = it
 }
 
+// remove deletes x, an unserved entry of the bucket: one pass from the
+// end finds it and moves the entries after it down.
+func (b *bucket) remove(x entry) {
+	it := b.items
+	var next entry // the entry after it[i], zero past the end
+	for i := len(it) - 1; ; i-- {
+		cur := it[i]
+		it[i] = next
+		if cur.seq == x.seq {
+			break
+		}
+		next = cur
+	}
+	b.items = it[:len(it)-1]
+	if b.head == len(b.items) {
+		b.items, b.head = b.items[:0], 0
+	}
+}
+
 // take removes and returns the earliest entry; the bucket must not be
 // empty.
 func (b *bucket) take() entry {
@@ -147,6 +166,19 @@ func (q *calQueue) find() entry {
 		q.resize(len(q.b))
 	}
 	return x
+}
+
+// remove deletes x, an entry of the queue (a cancelled or moved event).
+func (q *calQueue) remove(x entry) {
+	q.n--
+	if !q.isCal {
+		q.small.remove(x)
+		return
+	}
+	q.b[(int64(x.t)>>q.shift)&q.mask].remove(x)
+	if q.topOK && q.top.seq == x.seq {
+		q.topOK = false
+	}
 }
 
 func (q *calQueue) pop() entry {
@@ -245,19 +277,12 @@ func (q *calQueue) resize(nb int) {
 	}
 }
 
-// live appends the entries whose events are still pending to dst, in
-// order (fast-forward reads and moves them).
+// live appends the entries to dst, in order (fast-forward reads and moves
+// them).
 func (q *calQueue) live(dst []entry) []entry {
-	add := func(b *bucket) {
-		for _, x := range b.rest() {
-			if x.ev.seq == x.seq {
-				dst = append(dst, x)
-			}
-		}
-	}
-	add(&q.small)
+	dst = append(dst, q.small.rest()...)
 	for i := range q.b {
-		add(&q.b[i])
+		dst = append(dst, q.b[i].rest()...)
 	}
 	slices.SortFunc(dst, cmpEntry)
 	return dst
