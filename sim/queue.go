@@ -280,7 +280,9 @@ func (q *calQueue) resize(nb int) {
 // live appends the entries to dst, in order (fast-forward reads and moves
 // them).
 func (q *calQueue) live(dst []entry) []entry {
-	dst = append(dst, q.small.rest()...)
+	if !q.isCal {
+		return append(dst, q.small.rest()...) // sorted already; the ring is empty
+	}
 	for i := range q.b {
 		dst = append(dst, q.b[i].rest()...)
 	}
