@@ -16,7 +16,8 @@ import (
 type Event struct {
 	fn   func()
 	core *Core  // set on a core's resume event
-	seq  uint64 // sequence of the live queue entry; 0 when not pending
+	seq  uint64 // sequence of its queue entry; 0 when not pending
+	t    Time   // time of its queue entry, while pending
 	bg   bool   // background (periodic) events do not keep a run alive
 }
 
@@ -37,8 +38,9 @@ func (a entry) less(b entry) bool { return a.t < b.t || (a.t == b.t && a.seq < b
 
 // Engine is a discrete-event simulator: a queue of events ordered by
 // (time, insertion sequence), so that ties resolve the same way every run.
-// Cancelled and moved events leave stale queue entries that are skipped when
-// they surface (lazy deletion keeps scheduling O(log n) and allocation-free).
+// Cancelling or moving an event removes its entry at once: stale entries
+// left for later made the queue's buckets long (most of an insertion's
+// shifts were over them on the RK3399 workloads).
 type Engine struct {
 	now    Time
 	seq    uint64
@@ -133,11 +135,13 @@ func (e *Engine) At(t Time, ev *Event) {
 	if t < e.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, e.now))
 	}
-	if ev.seq == 0 && !ev.bg {
+	if ev.seq != 0 {
+		e.q.remove(entry{ev.t, ev.seq, ev})
+	} else if !ev.bg {
 		e.live++
 	}
 	e.seq++
-	ev.seq = e.seq
+	ev.seq, ev.t = e.seq, t
 	e.q.push(entry{t, e.seq, ev})
 }
 
@@ -150,19 +154,16 @@ func (e *Engine) Cancel(ev *Event) {
 		if !ev.bg {
 			e.live--
 		}
+		e.q.remove(entry{ev.t, ev.seq, ev})
 		ev.seq = 0
 	}
 }
 
-// peek returns the time of the earliest live event, or a time after every
+// peek returns the time of the earliest event, or a time after every
 // possible event when the queue is empty.
 func (e *Engine) peek() Time {
-	for e.q.n > 0 {
-		top := e.q.min()
-		if top.ev.seq == top.seq {
-			return top.t
-		}
-		e.q.pop()
+	if e.q.n > 0 {
+		return e.q.min().t
 	}
 	return never
 }
@@ -187,7 +188,7 @@ func (e *Engine) inlinePoll(t Time) bool {
 	}
 	top := e.q.min()
 	c := top.ev.core
-	if top.ev.seq != top.seq || top.t > t || c == nil || !c.pollDue() ||
+	if top.t > t || c == nil || !c.pollDue() ||
 		(e.Until != 0 && top.t > e.Until) {
 		return false
 	}
@@ -221,21 +222,18 @@ func (e *Engine) stopDue() bool {
 // checkEvery is how many events pass between checks of Run's context.
 const checkEvery = 4096
 
-// Step dispatches the next live event. It returns false when none is left.
+// Step dispatches the next event. It returns false when none is left.
 func (e *Engine) Step() bool {
-	for e.q.n > 0 {
-		x := e.q.pop()
-		if x.ev.seq != x.seq {
-			continue // cancelled or moved
-		}
-		e.dispatch(x)
-		x.ev.fn()
-		return true
+	if e.q.n == 0 {
+		return false
 	}
-	return false
+	x := e.q.pop()
+	e.dispatch(x)
+	x.ev.fn()
+	return true
 }
 
-// dispatch does the bookkeeping of firing the live entry x, just popped:
+// dispatch does the bookkeeping of firing the entry x, just popped:
 // its event is no longer pending, and the clock moves to its time.
 func (e *Engine) dispatch(x entry) {
 	x.ev.seq = 0

@@ -84,8 +84,11 @@ type queued struct {
 // Snapshot is a run's state for fast-forwarding: exact keys,
 // and numbers with the address they live at.
 type Snapshot struct {
-	keys   []uint64
-	hash   uint64
+	keys []uint64
+	hash uint64
+	// shape numbers the snapshots of the ring whose keys and refs are
+	// equal alike (ffwd.classify), so that match compares each pair in O(1).
+	shape  uint64
 	refs   []ref
 	vals   []int64
 	procs  []procMark
@@ -167,7 +170,8 @@ const (
 type ffwd struct {
 	staters []Snapshotter
 	ring    [ffRing]Snapshot
-	n       int // snapshots in the ring since it was last cleared
+	n       int    // snapshots in the ring since it was last cleared
+	shapes  uint64 // shapes numbered so far
 	d       []int64
 	entries []entry
 	stats   FastForwardStats
@@ -278,6 +282,7 @@ func (f *ffwd) atLoopHead(e *Engine, p *Proc) {
 	for _, m := range f.staters {
 		m.Snapshot(s)
 	}
+	f.classify(s)
 	f.n++
 	f.stats.Snapshots++
 	for per := 1; per <= ffMaxPeriod && 2*per < f.n; per++ {
@@ -290,12 +295,35 @@ func (f *ffwd) atLoopHead(e *Engine, p *Proc) {
 	}
 }
 
+// classify gives s, the ring's newest snapshot, the shape of an earlier one
+// of the ring with the same keys and refs, or a new shape. Equality being
+// transitive, snapshots of the ring have the same shape exactly when their
+// keys and refs are equal, and one comparison usually settles it, where
+// match compared two pairs for every period it tried.
+func (f *ffwd) classify(s *Snapshot) {
+	for i := 1; i <= f.n && i < ffRing; i++ {
+		o := &f.ring[(f.n-i)%ffRing]
+		if o.hash == s.hash && slices.Equal(o.keys, s.keys) && slices.Equal(o.refs, s.refs) {
+			s.shape = o.shape
+			return
+		}
+	}
+	f.shapes++
+	s.shape = f.shapes
+}
+
 // match reports how many periods can be skipped from c, given that a, b
 // and c were taken one period apart (0: none).
 func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
-	if a.hash != b.hash || b.hash != c.hash || !slices.Equal(a.keys, b.keys) || !slices.Equal(b.keys, c.keys) ||
-		!slices.Equal(a.refs, b.refs) || !slices.Equal(b.refs, c.refs) {
+	if a.shape != b.shape || b.shape != c.shape {
 		return 0
+	}
+	// Most candidates fail here, so this runs before the numbers are
+	// compared; both reject alike.
+	for _, pm := range c.procs {
+		if c.vals[pm.resumes] != b.vals[pm.resumes] && (c.vals[pm.marks] == b.vals[pm.marks] || pm.dirty) {
+			return 0 // ran during the period with locals the state cannot see
+		}
 	}
 	f.d = f.d[:0]
 	for i, v := range c.vals {
@@ -313,11 +341,6 @@ func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
 		if r.kind == refHist && f.d[i] > 0 &&
 			!(*Histogram)(r.p).periodic(uint64(a.vals[i]), uint64(b.vals[i]), uint64(c.vals[i])) {
 			return 0
-		}
-	}
-	for _, pm := range c.procs {
-		if f.d[pm.resumes] != 0 && (f.d[pm.marks] == 0 || pm.dirty) {
-			return 0 // ran during the period with locals the state cannot see
 		}
 	}
 	now := Time(c.vals[c.now])
@@ -379,7 +402,7 @@ func (f *ffwd) apply(e *Engine, b, c *Snapshot, k int64) {
 	f.entries = f.entries[:0]
 	for _, q := range c.queue {
 		x := entry{t: Time(c.vals[q.idx] + k*f.d[q.idx]), seq: uint64(c.vals[q.idx+1] + k*f.d[q.idx+1]), ev: q.ev}
-		q.ev.seq = x.seq
+		q.ev.seq, q.ev.t = x.seq, x.t
 		f.entries = append(f.entries, x)
 	}
 	e.q.rebuild(f.entries)

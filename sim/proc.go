@@ -133,10 +133,6 @@ func (p *Proc) await() {
 	e, c := p.e, p.core
 	for e.direct && e.err == nil && e.active > 0 && e.live > 0 && e.q.n > 0 && !e.stopDue() {
 		x := e.q.min()
-		if x.ev.seq != x.seq {
-			e.q.pop() // cancelled or moved
-			continue
-		}
 		if e.Until != 0 && x.t > e.Until {
 			break
 		}

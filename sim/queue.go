@@ -22,9 +22,10 @@ type calQueue struct {
 	sparse  int     // direct searches since the last resize
 	scratch []entry // reused by resize
 
-	// Below smallMax entries the queue is one sorted slice: a handful of
-	// irregularly spaced events (two cores and a tick) suit no calendar.
-	small bucket
+	// Below smallMax entries the queue is one slice sorted latest first
+	// (taken from the end): a handful of irregularly spaced events (two
+	// cores and a tick) suit no calendar.
+	small []entry
 	isCal bool
 }
 
@@ -53,6 +54,29 @@ func (b *bucket) insert(x entry) {
 	}
 	it[i] = x
 	b.items = it
+}
+
+// remove deletes x, an unserved entry of the bucket.
+func (b *bucket) remove(x entry) {
+	b.items = removeSeq(b.items, x.seq)
+	if b.head == len(b.items) {
+		b.items, b.head = b.items[:0], 0
+	}
+}
+
+// removeSeq deletes the entry of sequence seq from it: one pass from the
+// end finds it and moves the entries after it down.
+func removeSeq(it []entry, seq uint64) []entry {
+	var next entry // the entry after it[i], zero past the end
+	for i := len(it) - 1; ; i-- {
+		cur := it[i]
+		it[i] = next
+		if cur.seq == seq {
+			break
+		}
+		next = cur
+	}
+	return it[:len(it)-1]
 }
 
 // take removes and returns the earliest entry; the bucket must not be
@@ -89,7 +113,15 @@ func (q *calQueue) alloc(nb int) {
 
 func (q *calQueue) push(x entry) {
 	if !q.isCal {
-		q.small.insert(x)
+		// Latest first: most entries are near, and land after few shifts.
+		it := append(q.small, x)
+		i := len(it) - 1
+		for i > 0 && it[i-1].less(x) {
+			it[i] = it[i-1]
+			i--
+		}
+		it[i] = x
+		q.small = it
 		q.n++
 		if q.n > smallMax {
 			q.isCal = true
@@ -115,7 +147,7 @@ func (q *calQueue) push(x entry) {
 // its bucket; q.n must be > 0.
 func (q *calQueue) min() entry {
 	if !q.isCal {
-		return q.small.items[q.small.head]
+		return q.small[len(q.small)-1]
 	}
 	if q.topOK {
 		return q.top
@@ -149,10 +181,27 @@ func (q *calQueue) find() entry {
 	return x
 }
 
+// remove deletes x, an entry of the queue (a cancelled or moved event).
+func (q *calQueue) remove(x entry) {
+	q.n--
+	if !q.isCal {
+		q.small = removeSeq(q.small, x.seq)
+		return
+	}
+	q.b[(int64(x.t)>>q.shift)&q.mask].remove(x)
+	if q.topOK && q.top.seq == x.seq {
+		q.topOK = false
+	}
+}
+
 func (q *calQueue) pop() entry {
 	if !q.isCal {
 		q.n--
-		return q.small.take()
+		last := len(q.small) - 1
+		x := q.small[last]
+		q.small[last] = entry{}
+		q.small = q.small[:last]
+		return x
 	}
 	q.min() // leaves q.cur at the earliest entry's bucket
 	q.topOK = false
@@ -192,15 +241,18 @@ func (q *calQueue) clearBuckets() {
 // toSmall moves the entries back into the sorted slice.
 func (q *calQueue) toSmall() {
 	all := q.collect()
-	q.small.items, q.small.head = append(q.small.items[:0], all...), 0
+	q.small = q.small[:0]
+	for i := len(all) - 1; i >= 0; i-- {
+		q.small = append(q.small, all[i])
+	}
 	q.clearBuckets()
 	q.isCal, q.topOK = false, false
 }
 
 // collect returns every entry of the calendar in order, in q.scratch.
 func (q *calQueue) collect() []entry {
-	all := append(q.scratch[:0], q.small.rest()...)
-	q.small.items, q.small.head = q.small.items[:0], 0
+	all := append(q.scratch[:0], q.small...)
+	q.small = q.small[:0]
 	for i := range q.b {
 		all = append(all, q.b[i].rest()...)
 	}
@@ -245,19 +297,17 @@ func (q *calQueue) resize(nb int) {
 	}
 }
 
-// live appends the entries whose events are still pending to dst, in
-// order (fast-forward reads and moves them).
+// live appends the entries to dst, in order (fast-forward reads and moves
+// them).
 func (q *calQueue) live(dst []entry) []entry {
-	add := func(b *bucket) {
-		for _, x := range b.rest() {
-			if x.ev.seq == x.seq {
-				dst = append(dst, x)
-			}
+	if !q.isCal {
+		for i := len(q.small) - 1; i >= 0; i-- { // sorted already; the ring is empty
+			dst = append(dst, q.small[i])
 		}
+		return dst
 	}
-	add(&q.small)
 	for i := range q.b {
-		add(&q.b[i])
+		dst = append(dst, q.b[i].rest()...)
 	}
 	slices.SortFunc(dst, cmpEntry)
 	return dst
@@ -280,7 +330,7 @@ func (q *calQueue) snapshot(s *Snapshot, scratch []entry) []entry {
 
 // rebuild empties the queue and pushes xs (in order).
 func (q *calQueue) rebuild(xs []entry) {
-	q.small.items, q.small.head = q.small.items[:0], 0
+	q.small = q.small[:0]
 	q.clearBuckets()
 	q.isCal, q.topOK, q.n, q.cur = false, false, 0, 0
 	for _, x := range xs {

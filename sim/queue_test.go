@@ -7,7 +7,8 @@ import (
 )
 
 // The calendar queue pops in (time, sequence) order whatever the mix of
-// near and far times, through its resizes.
+// near and far times, through its resizes and removals (cancelled and
+// moved events).
 func TestQueueOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	q := newCalQueue()
@@ -37,6 +38,13 @@ func TestQueueOrder(t *testing.T) {
 			x := entry{now + d, seq, nil}
 			q.push(x)
 			ref = append(ref, x)
+			continue
+		}
+		if r.IntN(4) == 0 {
+			i := r.IntN(len(ref))
+			q.min() // the engine looks before it cancels: the earliest is cached
+			q.remove(ref[i])
+			ref = slices.Delete(ref, i, i+1)
 			continue
 		}
 		i := slices.IndexFunc(ref, func(e entry) bool { return true })
