@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 
 	"synclab/platforms"
 )
@@ -91,7 +93,8 @@ func DefaultConclusions(base *Result) []Conclusion {
 // ASSUME parameter at its Low and at its High value (the others at their
 // defaults), and checks each conclusion in every case; nil conclusions
 // means DefaultConclusions of the baseline. Runs go through RunExperiment
-// (cache included) with opts. A case whose runs partly fail (e.g. a
+// (cache included) with opts: the baseline with opts.Workers, then the
+// cases side by side, opts.Workers of them at once with one worker each. A case whose runs partly fail (e.g. a
 // deadlock at one end of a range) is kept: its conclusions are judged on
 // the successful runs, and the table shows the failures.
 func RunSensitivity(ctx context.Context, e platforms.Experiment, conclusions []Conclusion, opts RunOptions) (*Sensitivity, error) {
@@ -114,21 +117,19 @@ func RunSensitivity(ctx context.Context, e platforms.Experiment, conclusions []C
 			name string
 			v    float64
 		}{{"low", p.Low}, {"high", p.High}} {
-			ev, err := e.With(p.Key, side.v)
-			if err != nil {
-				return nil, fmt.Errorf("sensitivity: plausible range of %s: %w", p.Key, err)
-			}
-			res, err := runKeepingFailures(ctx, ev, opts)
-			if err != nil {
-				return nil, err
-			}
-			c := SensitivityCase{Param: p.Key, Value: side.v, Side: side.name, Result: res, Failed: len(res.Failures())}
-			for _, con := range conclusions {
-				c.Holds = append(c.Holds, con.Holds(res))
-			}
-			s.Cases = append(s.Cases, c)
+			s.Cases = append(s.Cases, SensitivityCase{Param: p.Key, Value: side.v, Side: side.name})
 		}
 		varied = append(varied, p.Key)
+	}
+	if err := runCases(ctx, e, s.Cases, opts); err != nil {
+		return nil, err
+	}
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		c.Failed = len(c.Result.Failures())
+		for _, con := range conclusions {
+			c.Holds = append(c.Holds, con.Holds(c.Result))
+		}
 	}
 	runs := len(base.Runs)
 	for _, c := range s.Cases {
@@ -137,6 +138,77 @@ func RunSensitivity(ctx context.Context, e platforms.Experiment, conclusions []C
 	noteRun(base, nil, false, false, runs, fmt.Sprintf("sensitivity: this baseline and %d cases, each with one of %s at the Low or High end of its plausible range",
 		len(s.Cases), strings.Join(varied, ", ")))
 	return s, nil
+}
+
+// runCases runs e with each case's parameter at its value and stores the
+// result in the case. Cases run side by side, each with one worker: a case
+// is a few runs (variants x repeats), too few to keep every worker busy,
+// and one slow variant would leave the others idle. The first failure stops
+// the rest; the error returned is that of the first case, in order, that
+// failed on its own.
+func runCases(ctx context.Context, e platforms.Experiment, cases []SensitivityCase, opts RunOptions) error {
+	exps := make([]platforms.Experiment, len(cases))
+	for i, c := range cases {
+		ev, err := e.With(c.Param, c.Value)
+		if err != nil {
+			return fmt.Errorf("sensitivity: plausible range of %s: %w", c.Param, err)
+		}
+		exps[i] = ev
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	prog := opts.Progress
+	if prog == nil {
+		prog = AutoProgress()
+	}
+	prog.Start(fmt.Sprintf("%s: %d sensitivity cases", e.Name, len(cases)), len(cases))
+	defer prog.Finish()
+	one := opts
+	one.Workers, one.Progress = 1, NoProgress
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu   sync.Mutex
+		errs = make([]error, len(cases))
+		next = make(chan int)
+		wg   sync.WaitGroup
+	)
+	for range min(workers, len(cases)) {
+		wg.Go(func() {
+			for i := range next {
+				res, err := runKeepingFailures(ctx, exps[i], one)
+				cases[i].Result, errs[i] = res, err
+				if err != nil {
+					cancel()
+				}
+				mu.Lock()
+				prog.Step()
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range cases {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var stopped error
+	for i, err := range errs {
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled):
+			return err
+		case err != nil && stopped == nil:
+			stopped = err
+		case cases[i].Result == nil && stopped == nil:
+			stopped = fmt.Errorf("sensitivity: case %s=%g not run: %w", cases[i].Param, cases[i].Value, ctx.Err())
+		}
+	}
+	return stopped
 }
 
 // runKeepingFailures is RunExperiment that accepts a result with failed runs
