@@ -11,7 +11,7 @@
 # Steps, each skipped when already done:
 #   1. Debian packages jupyter-notebook, jupyter-nbconvert (+ chromium, fonts-wqy-microhei with --test): apt-get as root,
 #      otherwise print exactly what to install and exit 1.
-#   2. gonb, goimports, gopls built from go.mod's tool pins into .tools/bin.
+#   2. gonb and goimports built from go.mod's tool pins into .tools/bin, gopls into .tools/gopls.
 #   3. Offline web assets from the npm registry, integrity-checked: echarts (.tools/echarts), require.js
 #      (.tools/requirejs) and MathJax 3 (.tools/mathjax), each with its LICENSE/NOTICE.
 #   4. The GoNB kernel installed repo-locally in .tools/jupyter/kernels/gonb with -go_work=<repo root>,
@@ -42,7 +42,7 @@ for arg in "$@"; do
 	--peers) want_peers=1 ;;
 	--print-env)
 		# shellcheck disable=SC2016 # $PATH is for the shell that evaluates this output.
-		printf 'export PATH=%q:"$PATH"\n' "$TOOLS/bin"
+		printf 'export PATH=%q:"$PATH"\n' "$TOOLS/bin:$TOOLS/gopls"
 		printf 'export JUPYTER_PATH=%q\n' "$TOOLS/jupyter"
 		exit 0
 		;;
@@ -161,7 +161,7 @@ done
 # 2. Go tools from go.mod's tool pins.
 gotools_key="$(cat "$ROOT/go.mod" "$ROOT/go.sum" | sha256sum | cut -c1-16)-$(go env GOVERSION GOOS GOARCH | tr '\n' '-')"
 if [[ "$(cat "$STAMPS/gotools" 2>/dev/null || true)" != "$gotools_key" ]] ||
-	[[ ! -x "$TOOLS/bin/gonb" || ! -x "$TOOLS/bin/goimports" || ! -x "$TOOLS/bin/gopls" ]]; then
+	[[ ! -x "$TOOLS/bin/gonb" || ! -x "$TOOLS/bin/goimports" || ! -x "$TOOLS/gopls/gopls" ]]; then
 	log "building gonb, goimports, gopls from go.mod's tool pins (first time: ~1-2 min)"
 	(
 		cd "$ROOT"
@@ -169,12 +169,14 @@ if [[ "$(cat "$STAMPS/gotools" 2>/dev/null || true)" != "$gotools_key" ]] ||
 		go build -o "$TOOLS/bin/gonb" github.com/janpfeifer/gonb
 		go build -o "$TOOLS/bin/goimports" golang.org/x/tools/cmd/goimports
 		# gopls v0.23.0 does not build against the main module's golang.org/x/tools (v0.52.0, pinned for
-		# goimports): build it at go.mod's pinned version with gopls' own module graph instead.
+		# goimports): build it at go.mod's pinned version with gopls' own module graph instead. It
+		# gets a folder of its own, on the PATH of the interactive kernel only (see 4).
 		gopls_version="$(go list -m -f '{{.Version}}' golang.org/x/tools/gopls)"
-		GOBIN="$TOOLS/bin" go install "golang.org/x/tools/gopls@$gopls_version"
+		GOBIN="$TOOLS/gopls" go install "golang.org/x/tools/gopls@$gopls_version"
 	)
 	echo "$gotools_key" >"$STAMPS/gotools"
 fi
+rm -f "$TOOLS/bin/gopls" # where setups before the report kernel put it
 
 # ---------------------------------------------------------------------------------------------
 # 3. Offline web assets from the npm registry.
@@ -235,19 +237,27 @@ fetch_npm mathjax "$MATHJAX_VERSION" "$MATHJAX_INTEGRITY" "$TOOLS/mathjax" es5/t
 #      offline.
 #    - PATH is recorded so the kernel finds go, goimports and gopls from any Jupyter front end;
 #      SYNCLAB_ROOT and SYNCLAB_ECHARTS let labkit find the repository and the local ECharts.
+#    - A second copy in .tools/jupyter-report, which lab report puts first on JUPYTER_PATH, runs
+#      notebooks headless without gopls on its PATH: GoNB starts gopls whenever it finds it, and
+#      gopls re-checks the workspace after every cell (13% of a report's CPU) for completions that
+#      nobody asks for there.
 #    - GOFLAGS adds -ldflags=-w: GoNB links a program per cell, and leaving out its DWARF (which
 #      only a debugger reads; panics still name file and line) cuts each link by ~20%.
 jpy="$(sed -n '1s/^#!//p' "$(command -v jupyter)")"
 jpy="${jpy:-python3}"
 kdir="$TOOLS/jupyter/kernels/gonb"
 kernel_goproxy="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)"
-kernel_path="$(printf '%s' "$TOOLS/bin:$(dirname "$(command -v go)"):$PATH" | awk -v RS=: -v ORS=: '!seen[$0]++' | sed 's/:$//')"
+kernel_path() { printf '%s' "$1:$(dirname "$(command -v go)"):$PATH" | awk -v RS=: -v ORS=: '!seen[$0]++' | sed 's/:$//'; }
+kernel_path="$(kernel_path "$TOOLS/bin:$TOOLS/gopls")"
+report_path="$(kernel_path "$TOOLS/bin")"
 kernel_goflags="$(go env GOFLAGS) -ldflags=-w"
 kernel_goflags="${kernel_goflags# }"
-kernel_key="$(printf '%s\n' v3 "$TOOLS" "$ROOT" "$kernel_goproxy" "$kernel_path" "$kernel_goflags" | sha256sum | cut -c1-16)"
-if [[ "$(cat "$STAMPS/kernel" 2>/dev/null || true)" != "$kernel_key" || ! -f "$kdir/kernel.json" ]]; then
+rdir="$TOOLS/jupyter-report/kernels/gonb"
+kernel_key="$(printf '%s\n' v4 "$TOOLS" "$ROOT" "$kernel_goproxy" "$kernel_path" "$report_path" "$kernel_goflags" | sha256sum | cut -c1-16)"
+if [[ "$(cat "$STAMPS/kernel" 2>/dev/null || true)" != "$kernel_key" || ! -f "$kdir/kernel.json" || ! -f "$rdir/kernel.json" ]]; then
 	log "installing the GoNB kernel in $kdir (go.work uses $ROOT)"
-	JUPYTER_DATA_DIR="$TOOLS/jupyter" "$TOOLS/bin/gonb" --install "-go_work=$ROOT" 2>&1 | grep -v '^I[0-9]' || true
+	rm -f "$kdir/kernel.json" # so that a failed install cannot leave an old one
+	PATH="$TOOLS/gopls:$PATH" JUPYTER_DATA_DIR="$TOOLS/jupyter" "$TOOLS/bin/gonb" --install "-go_work=$ROOT" 2>&1 | grep -v '^I[0-9]' || true
 	[[ -f "$kdir/kernel.json" ]] || die "GoNB kernel install failed: $kdir/kernel.json not written"
 	KJSON="$kdir/kernel.json" KROOT="$ROOT" KGOPROXY="$kernel_goproxy" KPATH="$kernel_path" KGOFLAGS="$kernel_goflags" "$jpy" -c '
 import json, os
@@ -255,6 +265,14 @@ p = os.environ["KJSON"]
 k = json.load(open(p))
 k.setdefault("env", {}).update({"GOPROXY": os.environ["KGOPROXY"], "PATH": os.environ["KPATH"], "GOFLAGS": os.environ["KGOFLAGS"],
     "SYNCLAB_ROOT": os.environ["KROOT"], "SYNCLAB_ECHARTS": os.environ["KROOT"] + "/.tools/echarts/echarts.min.js"})
+json.dump(k, open(p, "w"), indent=1)
+'
+	rm -rf "$rdir" && mkdir -p "$rdir" && cp -R "$kdir/." "$rdir/"
+	KJSON="$rdir/kernel.json" KPATH="$report_path" "$jpy" -c '
+import json, os
+p = os.environ["KJSON"]
+k = json.load(open(p))
+k["env"]["PATH"] = os.environ["KPATH"]
 json.dump(k, open(p, "w"), indent=1)
 '
 	echo "$kernel_key" >"$STAMPS/kernel"

@@ -109,8 +109,8 @@ func (t Tools) checkAssets() error {
 	return nil
 }
 
-// Env returns the environment for jupyter: the repository's tools first on PATH and its kernel
-// first on JUPYTER_PATH.
+// Env returns the environment for jupyter: the repository's tools first on PATH and its kernels
+// first on JUPYTER_PATH, the one for reports before the interactive one.
 func (t Tools) Env() []string {
 	env := os.Environ()
 	set := func(k, v string) {
@@ -130,7 +130,10 @@ func (t Tools) Env() []string {
 		}
 	}
 	prepend("PATH", filepath.Join(t.Dir(), "bin"))
-	prepend("JUPYTER_PATH", filepath.Join(t.Dir(), "jupyter"))
+	// jupyter-report holds the same kernel without gopls on its PATH (scripts/setup.sh):
+	// nobody asks a headless run for completions, and gopls re-checks the workspace after
+	// every cell.
+	prepend("JUPYTER_PATH", filepath.Join(t.Dir(), "jupyter-report")+string(os.PathListSeparator)+filepath.Join(t.Dir(), "jupyter"))
 	set("SYNCLAB_ROOT", t.Root)
 	set("SYNCLAB_ECHARTS", filepath.Join(t.Dir(), "echarts", "echarts.min.js"))
 	set("PYTHONUNBUFFERED", "1")

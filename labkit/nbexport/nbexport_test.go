@@ -286,7 +286,8 @@ func TestFindTools(t *testing.T) {
 		t.Errorf("FindTools with SYNCLAB_ROOT = %v, %v", got, err)
 	}
 	env := strings.Join(got.Env(), "\n")
-	for _, want := range []string{"PATH=" + filepath.Join(tools.Root, ".tools", "bin") + ":", "JUPYTER_PATH=" + filepath.Join(tools.Root, ".tools", "jupyter")} {
+	kernels := filepath.Join(tools.Root, ".tools", "jupyter-report") + ":" + filepath.Join(tools.Root, ".tools", "jupyter")
+	for _, want := range []string{"PATH=" + filepath.Join(tools.Root, ".tools", "bin") + ":", "JUPYTER_PATH=" + kernels} {
 		if !strings.Contains(env, want) {
 			t.Errorf("Env lacks %q", want)
 		}
@@ -580,6 +581,43 @@ func TestExportSideBySide(t *testing.T) {
 	}
 	if _, err := os.Stat(OutputPath(slow, out)); err == nil {
 		t.Error("the stopped notebook wrote a report")
+	}
+}
+
+// TestReportKernelRunsWithoutGopls: a headless export runs the kernel of .tools/jupyter-report,
+// whose PATH has no gopls (GoNB would start it, and it re-checks the workspace after every cell),
+// while the interactive kernel's PATH has it.
+func TestReportKernelRunsWithoutGopls(t *testing.T) {
+	tools := needJupyter(t)
+	dir := t.TempDir()
+	nb := writeTestNotebook(t, dir, "gopls.ipynb", code("import \"os/exec\"\n\n%%\n_, err := exec.LookPath(\"gopls\")\nfmt.Printf(\"gopls on PATH: %v\\n\", err == nil)"))
+	out := filepath.Join(dir, "out")
+	if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(OutputPath(nb, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "gopls on PATH: false") {
+		t.Errorf("the report's kernel found gopls (or the cell printed nothing):\n%s", htmlToText(string(page)))
+	}
+	raw, err := os.ReadFile(tools.kernelSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec struct{ Env map[string]string }
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range filepath.SplitList(spec.Env["PATH"]) {
+		if _, err := os.Stat(filepath.Join(d, "gopls")); err == nil {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the interactive kernel's PATH has no gopls: %s", spec.Env["PATH"])
 	}
 }
 
