@@ -50,6 +50,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scaling := fs.Bool("scaling", true, "also time child runs at growing iterations and cores, for the slopes (about 10 s)")
 	sweepName := fs.String("sweep", "", "experiment for the 64-run sweep (default: "+sweepDefault+" with -sweep-set "+sweepDefaultSet+" if registered, else the first in the catalog)")
 	report := fs.String("o", "", "also write the figures and the slopes' charts to this HTML `file`")
+	notebooks := fs.String("notebooks", "", "also execute and export the notebooks matching this `glob` cold, side by side as lab report does (e.g. 'notebooks/0[0-4]*.ipynb'; needs make setup)")
 	var sweepSets multi
 	fs.Var(&sweepSets, "sweep-set", "parameter override for the sweep experiment (repeatable; replaces the default "+sweepDefaultSet+")")
 	pos, err := parse(fs, args)
@@ -100,6 +101,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else {
 		note("slopes: skipped (-scaling=false)")
 	}
+	if *notebooks != "" {
+		if err := benchNotebooks(ctx, fig, *notebooks); err != nil {
+			note("notebooks_cold_wall_s: %v", err)
+		}
+	}
 	if *peer {
 		runPeers(ctx, fig, note)
 	} else {
@@ -135,7 +141,8 @@ func (fig benchFigures) table() labkit.Table {
 		keys = append(keys, sc.keys()...)
 	}
 	keys = append(keys, "simgrid_wall_s", "simgrid_over_synclab_esp32", "simgrid_over_synclab_esp32_detailed",
-		"simpy_wall_s", "simpy_over_synclab_esp32", "simpy_over_synclab_esp32_detailed", "gomaxprocs")
+		"simpy_wall_s", "simpy_over_synclab_esp32", "simpy_over_synclab_esp32_detailed", "notebooks_cold", "notebooks_cold_wall_s")
+	keys = append(append(keys, fig.notebookKeys()...), "gomaxprocs")
 	for _, k := range keys {
 		if v, ok := fig[k]; ok {
 			t.Rows = append(t.Rows, []string{k, fmt.Sprint(v)})

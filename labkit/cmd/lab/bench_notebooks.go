@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"synclab/labkit/nbexport"
+)
+
+// benchNotebooks executes and exports the notebooks cold, as lab report
+// does (side by side, one per CPU), in a result store and an output folder
+// of its own, and records the total wall time and each notebook's.
+func benchNotebooks(ctx context.Context, fig benchFigures, pattern string) error {
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		return fmt.Errorf("-notebooks %q: no notebook matches", pattern)
+	}
+	tmp, err := os.MkdirTemp("", "lab-bench-notebooks-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	// Cold: every run simulated. The kernels inherit the environment.
+	if prev, ok := os.LookupEnv("SYNCLAB_RESULTS"); ok {
+		defer os.Setenv("SYNCLAB_RESULTS", prev)
+	} else {
+		defer os.Unsetenv("SYNCLAB_RESULTS")
+	}
+	if err := os.Setenv("SYNCLAB_RESULTS", filepath.Join(tmp, "results")); err != nil {
+		return err
+	}
+	var names []string
+	opts := nbexport.Options{OutDir: filepath.Join(tmp, "reports"), Progress: func(e nbexport.Event) {
+		if e.Files != nil {
+			name := strings.TrimSuffix(filepath.Base(e.Notebook), ".ipynb")
+			fig["notebook_"+name+"_wall_s"] = e.Elapsed.Seconds()
+			names = append(names, name)
+		}
+	}}
+	start := time.Now()
+	if err := nbexport.Export(ctx, paths, opts); err != nil {
+		return err
+	}
+	fig["notebooks_cold_wall_s"] = time.Since(start).Seconds()
+	slices.Sort(names)
+	fig["notebooks_cold"] = strings.Join(names, ", ")
+	return nil
+}
+
+// notebookKeys lists the per-notebook figures benchNotebooks recorded, in
+// name order.
+func (fig benchFigures) notebookKeys() []string {
+	var keys []string
+	for k := range fig {
+		if strings.HasPrefix(k, "notebook_") {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
