@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"synclab/labkit/internal/pool"
 	"synclab/platforms"
 )
 
@@ -167,48 +168,15 @@ func runCases(ctx context.Context, e platforms.Experiment, cases []SensitivityCa
 	defer prog.Finish()
 	one := opts
 	one.Workers, one.Progress = 1, NoProgress
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu   sync.Mutex
-		errs = make([]error, len(cases))
-		next = make(chan int)
-		wg   sync.WaitGroup
-	)
-	for range min(workers, len(cases)) {
-		wg.Go(func() {
-			for i := range next {
-				res, err := runKeepingFailures(ctx, exps[i], one)
-				cases[i].Result, errs[i] = res, err
-				if err != nil {
-					cancel()
-				}
-				mu.Lock()
-				prog.Step()
-				mu.Unlock()
-			}
-		})
-	}
-	for i := range cases {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	var stopped error
-	for i, err := range errs {
-		switch {
-		case err != nil && !errors.Is(err, context.Canceled):
-			return err
-		case err != nil && stopped == nil:
-			stopped = err
-		case cases[i].Result == nil && stopped == nil:
-			stopped = fmt.Errorf("sensitivity: case %s=%g not run: %w", cases[i].Param, cases[i].Value, ctx.Err())
-		}
-	}
-	return stopped
+	var mu sync.Mutex
+	return pool.Run(ctx, workers, len(cases), nil, func(ctx context.Context, i int) error {
+		res, err := runKeepingFailures(ctx, exps[i], one)
+		cases[i].Result = res
+		mu.Lock()
+		prog.Step()
+		mu.Unlock()
+		return err
+	})
 }
 
 // runKeepingFailures is RunExperiment that accepts a result with failed runs

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"synclab/labkit/internal/pool"
 )
 
 // Tags a notebook's cells may carry for the report.
@@ -166,19 +168,9 @@ func Export(ctx context.Context, notebooks []string, opts Options) error {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	jobs = min(jobs, len(notebooks))
 	// Notebooks run side by side: a cell's compile and link use one core,
-	// so another notebook's simulation fills the other. The first failure
-	// stops the rest; the error returned is that of the first notebook, in
-	// the order given, that failed on its own (not by being stopped).
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu   sync.Mutex
-		errs = make([]error, len(notebooks))
-		next = make(chan int)
-		wg   sync.WaitGroup
-	)
+	// so another notebook's simulation fills the other.
+	var mu sync.Mutex
 	progress := func(ev Event) {
 		if opts.Progress != nil {
 			mu.Lock()
@@ -186,41 +178,17 @@ func Export(ctx context.Context, notebooks []string, opts Options) error {
 			opts.Progress(ev)
 		}
 	}
-	for range jobs {
-		wg.Go(func() {
-			for i := range next {
-				nb := notebooks[i]
-				start := time.Now()
-				progress(Event{Notebook: nb, Index: i, Total: len(notebooks)})
-				files, err := exportOne(ctx, tools, nb, opts)
-				if err != nil {
-					errs[i] = err
-					cancel()
-					continue
-				}
-				progress(Event{Notebook: nb, Index: i, Total: len(notebooks), Files: files, Elapsed: time.Since(start)})
-			}
-		})
-	}
-	for _, i := range longestFirst(notebooks) {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	var stopped error
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case errors.Is(err, context.Canceled) && ctx.Err() != nil && stopped == nil:
-			stopped = err // stopped by another's failure, or by the caller
-		case !errors.Is(err, context.Canceled):
+	return pool.Run(ctx, jobs, len(notebooks), longestFirst(notebooks), func(ctx context.Context, i int) error {
+		nb := notebooks[i]
+		start := time.Now()
+		progress(Event{Notebook: nb, Index: i, Total: len(notebooks)})
+		files, err := exportOne(ctx, tools, nb, opts)
+		if err != nil {
 			return err
 		}
-	}
-	return stopped
+		progress(Event{Notebook: nb, Index: i, Total: len(notebooks), Files: files, Elapsed: time.Since(start)})
+		return nil
+	})
 }
 
 // longestFirst orders notebooks for Export to start: those with the most

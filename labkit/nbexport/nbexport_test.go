@@ -95,6 +95,19 @@ func writeTestNotebook(t *testing.T, dir, name string, cells ...map[string]any) 
 	return p
 }
 
+// exportPage exports notebook nb with the default options into out and returns its report.
+func exportPage(t *testing.T, nb, out string) string {
+	t.Helper()
+	if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(OutputPath(nb, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(page)
+}
+
 func code(src string) map[string]any { return map[string]any{"cell_type": "code", "source": src} }
 
 // tagged gives a test cell tags.
@@ -371,15 +384,7 @@ func TestExport(t *testing.T) {
 		// go.mod's pin from the module cache (the kernel's GOPROXY), not ask the proxy for latest.
 		code("%%\ndefer gonbui.Sync()\ngonbui.DisplayHTML(\"<b>from pinned gonbui</b>\")"),
 	)
-	out := filepath.Join(dir, "out")
-	if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(OutputPath(nb, out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(page)
+	s := exportPage(t, nb, filepath.Join(dir, "out"))
 	if !strings.Contains(s, "provenance: MEAS 42") {
 		t.Error("cell output (from the repository's platforms package) missing from the report")
 	}
@@ -591,16 +596,8 @@ func TestReportKernelRunsWithoutGopls(t *testing.T) {
 	tools := needJupyter(t)
 	dir := t.TempDir()
 	nb := writeTestNotebook(t, dir, "gopls.ipynb", code("import \"os/exec\"\n\n%%\n_, err := exec.LookPath(\"gopls\")\nfmt.Printf(\"gopls on PATH: %v\\n\", err == nil)"))
-	out := filepath.Join(dir, "out")
-	if err := Export(context.Background(), []string{nb}, Options{OutDir: out}); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(OutputPath(nb, out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(page), "gopls on PATH: false") {
-		t.Errorf("the report's kernel found gopls (or the cell printed nothing):\n%s", htmlToText(string(page)))
+	if page := exportPage(t, nb, filepath.Join(dir, "out")); !strings.Contains(page, "gopls on PATH: false") {
+		t.Errorf("the report's kernel found gopls (or the cell printed nothing):\n%s", htmlToText(page))
 	}
 	raw, err := os.ReadFile(tools.kernelSpec())
 	if err != nil {
