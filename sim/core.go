@@ -151,6 +151,10 @@ type Core struct {
 	// phase and period, and the port occupancy of one poll.
 	spinPhase, spinPeriod, spinOcc Time
 	sp                             spinState
+	// cw is the CondWait whose steps the core's wake events run while
+	// cwOn.
+	cw   condState
+	cwOn bool
 
 	// Counters.
 	Stall     Time               // time stalled on memory
@@ -334,6 +338,10 @@ func (c *Core) resume() {
 		c.poll()
 		return
 	}
+	if c.cwOn {
+		c.condResume()
+		return
+	}
 	c.wait = waitNone
 	c.e.resume(c.cur)
 }
@@ -368,6 +376,10 @@ func (c *Core) snapshot(s *Snapshot) {
 	if c.resumeEv.Pending() {
 		s.Key(uint64(c.cause))
 		s.Time(&c.pendingAt)
+	}
+	s.Flag(c.cwOn)
+	if c.cwOn {
+		c.cw.snapshot(s)
 	}
 	if c.wait == waitSpin {
 		s.Time(&c.spinPhase)

@@ -47,6 +47,13 @@
 // saturating one port, their polls do not delay each other: an
 // approximation.
 //
+// CondWait is arm64's WFE wait on a word (smp_cond_load_acquire: load and
+// test, LDXR, WFE until the line is written). Its steps run from the
+// core's wake events, so a waiter woken by a write that does not end its
+// wait (a ticket lock's release wakes every waiter, one goes on) goes back
+// to sleep without a context switch; each step is exactly what the loop
+// written with Load, LoadExclusive and WFE does (tests compare the two).
+//
 // # Interrupts
 //
 // Interrupt lines have levels; a core masks lines at or below its level

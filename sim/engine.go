@@ -59,9 +59,11 @@ type Engine struct {
 	mem     *Memory
 	running *Proc
 	// direct is false to make every wait go through Run, for tests that
-	// compare direct hand-offs (Proc.await) with it; handOffs counts them.
+	// compare direct hand-offs (Proc.await) with it; handOffs counts them,
+	// and settled the CondWait wake-ups that needed no switch (for tests).
 	direct   bool
 	handOffs uint64
+	settled  uint64
 
 	// Limits.
 	Until     Time   // stop when simulated time would pass Until (0: no limit)

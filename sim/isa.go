@@ -7,11 +7,17 @@ package sim
 
 // Load reads the word at a.
 func (p *Proc) Load(a Addr) uint64 {
-	r, w, _, _, done := p.e.mem.access(p.core, a, false, false)
-	v := r.words[w]
+	v, done := p.core.load(a)
 	p.observe(v)
 	p.stall(done)
 	return v
+}
+
+// load issues a load of a by c now: the value, and when the access
+// completes.
+func (c *Core) load(a Addr) (uint64, Time) {
+	r, w, _, _, done := c.e.mem.access(c, a, false, false)
+	return r.words[w], done
 }
 
 // Store writes v to the word at a.
@@ -63,17 +69,21 @@ func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
 // LoadExclusive reads a and arms the core's exclusive monitor on its line
 // (ARM LDXR/LDAXR).
 func (p *Proc) LoadExclusive(a Addr) uint64 {
-	m := p.e.mem
-	r, w, ln, _, done := m.access(p.core, a, false, false)
-	c := p.core
-	c.clearMonitor()
-	li := int(uint64(a-r.Base) >> m.lineBits)
-	c.monLine, c.monReg = int64(li), r
-	ln.monitors |= 1 << c.ID
-	v := r.words[w]
+	v, done := p.core.loadExclusive(a)
 	p.observe(v)
 	p.stall(done)
 	return v
+}
+
+// loadExclusive issues LDXR of a by c now: the value, and when the access
+// completes.
+func (c *Core) loadExclusive(a Addr) (uint64, Time) {
+	m := c.e.mem
+	r, w, ln, _, done := m.access(c, a, false, false)
+	c.clearMonitor()
+	c.monLine, c.monReg = int64(uint64(a-r.Base)>>m.lineBits), r
+	ln.monitors |= 1 << c.ID
+	return r.words[w], done
 }
 
 // StoreExclusive writes v to a if the core's monitor still covers a's line
@@ -137,13 +147,8 @@ func (p *Proc) wfe(deadline Time) WakeCause {
 	if deadline <= p.e.now {
 		return WakeTimer
 	}
-	c.setState(StateWFE)
 	var cause WakeCause
-	stream := never
-	if c.Cfg.EventStream > 0 {
-		stream = c.nextStreamTick()
-	}
-	if t := min(stream, deadline); t < never {
+	if t, stream := c.sleepWFE(deadline); t < never {
 		cause = p.waitUntil(t, waitWFE)
 		if cause == WakeTimer {
 			if t == stream {
@@ -154,14 +159,32 @@ func (p *Proc) wfe(deadline Time) WakeCause {
 	} else {
 		cause = p.waitFor(waitWFE)
 	}
-	c.event = false
-	c.Wakeups[cause]++
-	p.observe(uint64(cause))
-	c.setState(c.runState())
+	c.wokeWFE(cause)
 	if cause == WakeInterrupt {
 		p.takeInterrupts()
 	}
 	return cause
+}
+
+// sleepWFE puts c in WFE until deadline (never: none) and returns when the
+// sleep's timed wait ends, if ever: at the deadline or the next tick of
+// the event stream, which it also returns (never when it is off).
+func (c *Core) sleepWFE(deadline Time) (t, stream Time) {
+	c.setState(StateWFE)
+	stream = never
+	if c.Cfg.EventStream > 0 {
+		stream = c.nextStreamTick()
+	}
+	return min(stream, deadline), stream
+}
+
+// wokeWFE books the end of c's WFE sleep by cause: the event register is
+// consumed and the core runs again.
+func (c *Core) wokeWFE(cause WakeCause) {
+	c.event = false
+	c.Wakeups[cause]++
+	c.cur.observe(uint64(cause))
+	c.setState(c.runState())
 }
 
 // nextStreamTick returns the next event-stream time strictly after now.

@@ -89,9 +89,14 @@ func (c *Core) Start(p *Proc) {
 // another process. It is called by the engine's Run, or by a waiting
 // process that hands off to p directly (await).
 func (e *Engine) resume(p *Proc) {
-	for p != nil {
+	p.resumed()
+	e.run(p)
+}
+
+// run is resume for a process whose resumption is already counted.
+func (e *Engine) run(p *Proc) {
+	for {
 		e.running = p
-		p.resumed()
 		p.running = true
 		q, ok := p.next()
 		p.running = false
@@ -99,7 +104,11 @@ func (e *Engine) resume(p *Proc) {
 			p.finish()
 			break
 		}
+		if q == nil {
+			break
+		}
 		p = q
+		p.resumed()
 	}
 	e.running = nil
 }
@@ -137,11 +146,16 @@ func (p *Proc) await() {
 			break
 		}
 		if x.ev == c.resumeEv && !c.pollDue() {
-			// p's own wake: what Core.resume and resume do for it.
+			// p's own wake: what Core.resume and resume do for it (the
+			// next step of its CondWait, which may go on waiting).
 			e.q.pop()
 			e.dispatch(x)
 			c.wait = waitNone
 			p.resumed()
+			if c.cwOn && c.condStep() {
+				e.settled++
+				continue
+			}
 			return
 		}
 		o := x.ev.core

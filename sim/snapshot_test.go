@@ -27,6 +27,7 @@ var snapshotExempt = map[string]string{
 	"Engine.ff":         "fast-forward itself",
 	"Engine.direct":     "who dispatches the events (Proc.await), not what they do",
 	"Engine.handOffs":   "a count of who dispatched events, for tests",
+	"Engine.settled":    "a count of how wake-ups were dispatched, for tests",
 
 	"Proc.Name":    "a label",
 	"Proc.e":       "the engine it belongs to",
@@ -38,16 +39,18 @@ var snapshotExempt = map[string]string{
 	"Proc.running": "which coroutine dispatches the events (await), not what they do",
 	"Proc.Data":    "an OS model's: the model records it through Snapshotter",
 
-	"Core.ID":      "fixed at creation",
-	"Core.Cfg":     "configuration, fixed for the run",
-	"Core.Clock":   "configuration, fixed for the run",
-	"Core.e":       "the engine it belongs to",
-	"Core.lineLvl": "set up before the run (SetLineLevel)",
-	"Core.handler": "code, set up before the run",
-	"Core.sp.reg":  "follows from sp.addr",
-	"Core.sp.w":    "follows from sp.addr",
-	"Core.sp.cond": "code; the values it captured were read by the process, which Proc.hist records",
-	"Core.raised":  "which lines were ever raised: it only selects the raisedAt and latency recorded",
+	"Core.ID":          "fixed at creation",
+	"Core.Cfg":         "configuration, fixed for the run",
+	"Core.Clock":       "configuration, fixed for the run",
+	"Core.e":           "the engine it belongs to",
+	"Core.lineLvl":     "set up before the run (SetLineLevel)",
+	"Core.handler":     "code, set up before the run",
+	"Core.sp.reg":      "follows from sp.addr",
+	"Core.sp.w":        "follows from sp.addr",
+	"Core.sp.cond":     "code; the values it captured were read by the process, which Proc.hist records",
+	"Core.raised":      "which lines were ever raised: it only selects the raisedAt and latency recorded",
+	"Core.cw.cond":     "code; the values it captured were read by the process, which Proc.hist records",
+	"Core.cw.onAccess": "the caller's bookkeeping of accesses, which its own state records",
 	// A histogram's count is recorded; the rest follows from its values,
 	// which no model reads but through Last: fast-forward compares those a
 	// period adds with the period before's (Histogram.periodic).
@@ -113,6 +116,7 @@ func snapshotFixture(t *testing.T) (*Engine, []stateRoot) {
 	c.raised = ^uint64(0) // every line in use: their raisedAt and latency are recorded
 	c.wait = waitSpin
 	c.sp = spinState{addr: 0x1000, reg: m.regions[0], cond: func(v uint64) bool { return v == 0 }}
+	c.cw, c.cwOn = condState{addr: 0x1000, cond: func(v uint64) bool { return v == 0 }}, true
 	p.loops = []*loopState{{n: 3}}
 	tm := c.NewTimer(1)
 	if err := tm.Periodic(Microsecond, Microsecond); err != nil {

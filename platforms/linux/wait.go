@@ -126,6 +126,15 @@ func (k *Kernel) count(p *sim.Proc, a sim.Addr) {
 	}
 }
 
+// counter returns the count of an access to a by p's CPU as a function,
+// or nil when nothing counts accesses.
+func (k *Kernel) counter(p *sim.Proc, a sim.Addr) func() {
+	if k.Count == nil {
+		return nil
+	}
+	return func() { k.count(p, a) }
+}
+
 func (k *Kernel) load(p *sim.Proc, a sim.Addr) uint64 { k.count(p, a); return p.Load(a) }
 
 func (k *Kernel) store(p *sim.Proc, a sim.Addr, v uint64) {
@@ -194,6 +203,16 @@ func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, cond f
 			k.count(p, a)
 			return p.SpinUntil(a, w.RelaxCycles, cond)
 		case tierWFE:
+			if k.wfeFromNowOn(p, w) {
+				// Every later iteration sleeps in WFE too: the rest of the
+				// loop is sim's, whose wake-ups that find the word
+				// unchanged cost no context switch.
+				var timeout sim.Time
+				if w.Mode == WFET {
+					timeout = w.Timeout
+				}
+				return p.CondWait(a, v, cond, monitor, timeout, k.counter(p, a))
+			}
 			if monitor {
 				// __cmpwait_relaxed: sevl; wfe; ldxr; eor; cbnz 1f; wfe; 1:
 				// The first wfe only consumes the local event, so a
@@ -269,6 +288,21 @@ func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, sleep bool) tier {
 		}
 	}
 	return tierWFE
+}
+
+// wfeFromNowOn reports whether, once tier has chosen WFE, it chooses WFE
+// for every later iteration of the same wait: always under WFE and WFET,
+// past the polls under Adaptive, and under Tiered where schedule() is
+// illegal (in a handler or with interrupts masked, which a wait does not
+// change).
+func (k *Kernel) wfeFromNowOn(p *sim.Proc, w *Wait) bool {
+	switch w.Mode {
+	case WFE, WFET, Adaptive:
+		return true
+	case Tiered:
+		return k.InIRQ(p) || IRQsDisabled(p)
+	}
+	return false
 }
 
 // pause is one wait step of a lock that retries an atomic rather than
