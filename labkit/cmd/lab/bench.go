@@ -51,6 +51,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sweepName := fs.String("sweep", "", "experiment for the 64-run sweep (default: "+sweepDefault+" with -sweep-set "+sweepDefaultSet+" if registered, else the first in the catalog)")
 	report := fs.String("o", "", "also write the figures and the slopes' charts to this HTML `file`")
 	notebooks := fs.String("notebooks", "", "also execute and export the notebooks matching this `glob` cold, side by side as lab report does (e.g. 'notebooks/0[0-4]*.ipynb'; needs make setup)")
+	against := fs.String("against", "", "also time "+againstDefault+" (or -against-runs) with the lab command built at this git `revision` and now, alternately: before and after in one run")
+	againstRuns := fs.String("against-runs", againstDefault, "comma-separated experiments -against times")
+	againstTrials := fs.Int("against-trials", 3, "timings per side and experiment for -against; the best counts")
 	var sweepSets multi
 	fs.Var(&sweepSets, "sweep-set", "parameter override for the sweep experiment (repeatable; replaces the default "+sweepDefaultSet+")")
 	pos, err := parse(fs, args)
@@ -63,6 +66,18 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *report != "" {
 		if err := labkit.CheckOutput(*report); err != nil {
 			return badInput("-o: %v", err)
+		}
+	}
+	var againstExps []string
+	if *against != "" {
+		if *againstTrials < 1 {
+			return badInput("-against-trials %d: want at least 1", *againstTrials)
+		}
+		for _, name := range strings.Split(*againstRuns, ",") {
+			if _, err := lookup(name); err != nil {
+				return badInput("-against-runs: %v", err)
+			}
+			againstExps = append(againstExps, name)
 		}
 	}
 	fig := benchFigures{"gomaxprocs": runtime.GOMAXPROCS(0)}
@@ -106,6 +121,15 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			note("notebooks_cold_wall_s: %v", err)
 		}
 	}
+	if *against != "" {
+		exe, err := os.Executable()
+		if err == nil {
+			err = benchAgainst(ctx, fig, note, *against, againstExps, *againstTrials, exe)
+		}
+		if err != nil {
+			note("-against %s: %v", *against, err)
+		}
+	}
 	if *peer {
 		runPeers(ctx, fig, note)
 	} else {
@@ -142,7 +166,15 @@ func (fig benchFigures) table() labkit.Table {
 	}
 	keys = append(keys, "simgrid_wall_s", "simgrid_over_synclab_esp32", "simgrid_over_synclab_esp32_detailed",
 		"simpy_wall_s", "simpy_over_synclab_esp32", "simpy_over_synclab_esp32_detailed", "notebooks_cold", "notebooks_cold_wall_s")
-	keys = append(append(keys, fig.notebookKeys()...), "gomaxprocs")
+	keys = append(keys, fig.notebookKeys()...)
+	if _, ok := fig["against_revision"]; ok {
+		keys = append(keys, "against_revision")
+		for _, name := range strings.Split(fmt.Sprint(fig["against_runs"]), ",") {
+			key := strings.ReplaceAll(name, "-", "_")
+			keys = append(keys, key+"_wall_s_before", key+"_wall_s_after", key+"_speedup")
+		}
+	}
+	keys = append(keys, "gomaxprocs")
 	for _, k := range keys {
 		if v, ok := fig[k]; ok {
 			t.Rows = append(t.Rows, []string{k, fmt.Sprint(v)})
