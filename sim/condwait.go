@@ -1,11 +1,11 @@
 package sim
 
-// Waiting for a word in WFE: CondWait runs arm64's smp_cond_load_acquire
-// loop (__cmpwait: LDXR arms the exclusive monitor, WFE sleeps until the
-// line is written) as a small state machine that the core's wake event
-// drives, so the many wake-ups after which the value still does not satisfy
-// the wait (every waiter of a ticket lock wakes at each release, and all but
-// one sleep again) cost no context switch. Each step is what the loop written
+// Waiting for a word: CondWait runs arm64's smp_cond_load_acquire loop
+// (polls, then __cmpwait: LDXR arms the exclusive monitor, WFE sleeps until
+// the line is written) as a small state machine that the core's wake event
+// drives, so the polls and the many wake-ups after which the value still
+// does not satisfy the wait (every waiter of a ticket lock wakes at each
+// release, and all but one sleep again) cost no context switch. Each step is what the loop written
 // with Load, LoadExclusive and WFE does at that point, in the same order,
 // with the same waits: the run is the same, bit for bit (TestCondWait*).
 
@@ -13,45 +13,71 @@ package sim
 type condStage uint8
 
 const (
-	condLoad  condStage = iota // load the word
-	condTest                   // the load is back: test the value
-	condLdxr                   // sevl; wfe; ldxr (with a monitor), or go to sleep
-	condSleep                  // sleep in WFE unless an event is latched
-	condWoken                  // the sleep ended
-	condWake                   // the wake-up latency after a timed wake has passed
+	condLoad    condStage = iota // load the word
+	condTest                     // the load is back: test the value
+	condFailed                   // the test failed: poll again after a pause, or sleep
+	condRelax                    // busy-wait RelaxCycles (what is left of them after an interrupt)
+	condRelaxed                  // the busy-wait ended, or an interrupt cut it short
+	condLdxr                     // sevl; wfe; ldxr (with a monitor), or go to sleep
+	condSleep                    // sleep in WFE unless an event is latched
+	condWoken                    // the sleep ended
+	condWake                     // the wake-up latency after a timed wake has passed
 )
+
+// WaitPolicy says how CondWait passes the time between tests of the word.
+type WaitPolicy struct {
+	// Polls: the first Polls failed tests are each followed by RelaxCycles
+	// of busy-waiting (cpu_relax) and a new load; after them the loop
+	// sleeps in WFE.
+	Polls       int
+	RelaxCycles int64
+	// Monitor: before each sleep, ldxr arms the exclusive monitor on the
+	// word's line and the sleep is skipped if the word changed, so the next
+	// write to the line is the wake-up (arm64 __cmpwait); without it the
+	// sleep waits for an SEV.
+	Monitor bool
+	// Timeout > 0 ends each sleep after it (WFET).
+	Timeout Time
+	// OnAccess, when not nil, is called before each access (the caller's
+	// count of its accesses).
+	OnAccess func()
+}
 
 // condState is what a CondWait polls and where its loop stands.
 type condState struct {
-	addr     Addr
-	cond     func(uint64) bool
-	monitor  bool
-	timeout  Time
-	onAccess func()
-	stage    condStage
-	v        uint64    // the value last loaded
-	waited   Time      // when the sleep's timed wait was to end (stream tick or deadline)
-	stream   Time      // the event-stream tick of that sleep (never: none)
-	cause    WakeCause // what ended the sleep
-	done     bool      // cond held for v
-	irq      bool      // interrupts to take on the process before going on
+	addr   Addr
+	cond   func(uint64) bool
+	pol    WaitPolicy
+	stage  condStage
+	v      uint64    // the value last loaded
+	polls  int       // polls left before the loop sleeps
+	left   Time      // busy-waiting left (0: none begun)
+	start  Time      // when the current stretch of busy-waiting began
+	waited Time      // when the sleep's timed wait was to end (stream tick or deadline)
+	stream Time      // the event-stream tick of that sleep (never: none)
+	cause  WakeCause // what ended the sleep
+	done   bool      // cond held for v
+	irq    bool      // interrupts to take on the process before going on
 }
 
-// CondWait waits in WFE until cond holds for the word at a and returns that
-// value, as arm64's smp_cond_load_acquire: the loop loads the word and tests
-// it; when the test fails it runs sevl; wfe; then, with monitor, ldxr (which
-// arms the exclusive monitor on the line) and sleeps in WFE only if the word
-// is still the value tested, so the next write to the line is the wake-up;
-// without monitor it sleeps in WFE at once, woken by an SEV. Interrupts and
-// the event stream also end a sleep; a timeout > 0 bounds each sleep (WFET).
-// v is the value the caller last loaded and found failing: the loop starts
-// at its sevl. onAccess, when not nil, is called before each access.
+// CondWait waits until cond holds for the word at a and returns that value,
+// as arm64's smp_cond_load_acquire under a wait policy: the loop loads the
+// word and tests it; after a failed test it first polls (w.Polls times,
+// w.RelaxCycles apart), then sleeps: sevl; wfe; then with w.Monitor ldxr,
+// which arms the exclusive monitor on the line, and WFE only if the word is
+// still the value tested, so the next write to the line is the wake-up;
+// without a monitor WFE at once, woken by an SEV. Interrupts and the event
+// stream also end a sleep, and w.Timeout bounds each (WFET). v is the value
+// the caller last loaded and found failing: the loop goes on from there.
+// cond is called once per test, at the test's time, so it may count its
+// tests (a bounded wait); it must read nothing else that changes.
 //
-// Wake-ups that do not end the wait are settled from the core's wake event,
-// with no context switch; each step does what the same loop written with
-// Load, LoadExclusive and WFE does.
-func (p *Proc) CondWait(a Addr, v uint64, cond func(uint64) bool, monitor bool, timeout Time, onAccess func()) uint64 {
-	st := condState{addr: a, cond: cond, monitor: monitor, timeout: timeout, onAccess: onAccess, stage: condLdxr, v: v}
+// The steps run from the core's wake events: a poll, or a wake-up, that does
+// not end the wait costs no context switch, and polls that no event can
+// come between run at once. Each does what the same loop written with Load,
+// Compute, LoadExclusive and WFE does.
+func (p *Proc) CondWait(a Addr, v uint64, cond func(uint64) bool, w WaitPolicy) uint64 {
+	st := condState{addr: a, cond: cond, pol: w, stage: condFailed, v: v, polls: w.Polls}
 	for {
 		c := p.core // a handler may have moved the task to another core
 		c.cw, c.cwOn = st, true
@@ -67,7 +93,7 @@ func (p *Proc) CondWait(a Addr, v uint64, cond func(uint64) bool, monitor bool, 
 		if st.done {
 			return st.v
 		}
-		st.irq = false // a sleep woke for an interrupt: take it, then go on
+		st.irq = false // interrupts cut a pause or a sleep: take them, then go on
 		p.takeInterrupts()
 	}
 }
@@ -80,8 +106,8 @@ func (c *Core) condStep() bool {
 	for {
 		switch st.stage {
 		case condLoad:
-			if st.onAccess != nil {
-				st.onAccess()
+			if st.pol.OnAccess != nil {
+				st.pol.OnAccess()
 			}
 			v, done := c.load(st.addr)
 			st.v = v
@@ -97,16 +123,56 @@ func (c *Core) condStep() bool {
 				c.cwOn = false
 				return false
 			}
+			st.stage = condFailed
+		case condFailed:
+			if st.polls > 0 && c.skipPolls(st) {
+				st.done = true
+				c.cwOn = false
+				return false
+			}
 			st.stage = condLdxr
+			if st.polls > 0 {
+				st.polls--
+				st.stage = condRelax
+			}
+		case condRelax:
+			// Compute(RelaxCycles): interrupts cut it, and it goes on after them.
+			if st.left == 0 {
+				st.left = c.Cycles(st.pol.RelaxCycles)
+				p.dirty++ // start is a time held across the wait
+			}
+			c.setState(c.runState())
+			st.start = e.now
+			st.stage = condRelaxed
+			if c.deliverable() {
+				c.cause = WakeInterrupt
+				continue
+			}
+			if c.condWait(e.now+st.left, waitTimed) {
+				return true
+			}
+			c.cause = WakeTimer
+		case condRelaxed:
+			if c.cause == WakeTimer {
+				st.left = 0
+				p.dirty--
+				st.stage = condLoad
+				continue
+			}
+			st.left -= e.now - st.start
+			st.stage = condRelax
+			st.irq = true
+			c.cwOn = false
+			return false
 		case condLdxr:
-			if !st.monitor {
+			if !st.pol.Monitor {
 				st.stage = condSleep
 				continue
 			}
 			// sevl; wfe: the first wfe only consumes the local event.
 			c.event = false
-			if st.onAccess != nil {
-				st.onAccess()
+			if st.pol.OnAccess != nil {
+				st.pol.OnAccess()
 			}
 			v, done := c.loadExclusive(st.addr)
 			p.observe(v)
@@ -126,8 +192,8 @@ func (c *Core) condStep() bool {
 				continue
 			}
 			deadline := never
-			if st.timeout > 0 {
-				deadline = e.now + st.timeout
+			if st.pol.Timeout > 0 {
+				deadline = e.now + st.pol.Timeout
 			}
 			st.waited, st.stream = c.sleepWFE(deadline)
 			st.stage = condWoken
@@ -169,6 +235,47 @@ func (c *Core) condStep() bool {
 	}
 }
 
+// skipPolls runs at once the polls of st that nothing can interleave: while
+// the word's line stays in c's cache and no event comes, every poll is a hit
+// that reads the same value, so the polls up to the next event cost a time,
+// a stall and a test each, with no step each. It reports whether a test
+// held (cond may count its tests, as a bounded wait does).
+func (c *Core) skipPolls(st *condState) bool {
+	e := c.e
+	r, w, li := e.mem.find(st.addr)
+	if r.Uncached || r.lines[li].sharers&(1<<c.ID) == 0 || c.deliverable() {
+		return false
+	}
+	hit := c.Cycles(c.Cfg.HitCycles)
+	per := c.Cycles(st.pol.RelaxCycles) + hit
+	// A poll may end at t only if t < the next event and t <= Until.
+	end := e.peek() - 1
+	if e.Until != 0 {
+		end = min(end, e.Until)
+	}
+	k := min(Time(st.polls), (end-e.now)/per)
+	if k <= 0 {
+		return false
+	}
+	c.setState(c.runState())
+	p, v := c.cur, r.words[w]
+	held := false
+	var n Time
+	for n < k && !held {
+		n++
+		if st.pol.OnAccess != nil {
+			st.pol.OnAccess()
+		}
+		p.observe(v)
+		held = st.cond(v)
+	}
+	c.Stall += n * hit
+	e.now += n * per
+	st.polls -= int(n)
+	st.v = v
+	return held
+}
+
 // condWait is waitUntil for a step: it moves the clock to t when nothing
 // else can happen first (settling spinners' polls due before it, as
 // waitUntil does) and reports false; otherwise it schedules the core's wake
@@ -204,14 +311,19 @@ func (c *Core) condResume() {
 }
 
 // snapshot records where the wait stands (cond's captured values were read
-// by the process, so its history covers them; onAccess is the caller's
+// by the process, so its history covers them; OnAccess is the caller's
 // bookkeeping, which its own state records).
 func (st *condState) snapshot(s *Snapshot) {
 	s.Key(uint64(st.addr))
-	s.Flag(st.monitor)
-	s.Key(uint64(st.timeout))
+	s.Key(uint64(st.pol.Polls))
+	s.Key(uint64(st.pol.RelaxCycles))
+	s.Flag(st.pol.Monitor)
+	s.Key(uint64(st.pol.Timeout))
 	s.Key(uint64(st.stage))
 	s.Key(st.v)
+	s.Key(uint64(st.polls))
+	s.Key(uint64(st.left))
+	s.Time(&st.start)
 	s.Time(&st.waited)
 	s.Time(&st.stream)
 	s.Key(uint64(st.cause))

@@ -3,39 +3,46 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 )
 
-// condLoop is smp_cond_load_acquire as the loop Linux's arm64 code runs:
-// load and test, then sevl; wfe; ldxr and a WFE (WFET with a timeout) if
-// the word is unchanged, or with monitor false a plain WFE. With settle,
-// the loop hands over to CondWait after the first failed test.
-func condLoop(p *Proc, a Addr, cond func(uint64) bool, monitor bool, timeout Time, count func(), settle bool) uint64 {
+// condLoop is smp_cond_load_acquire as the loop Linux's arm64 code runs it
+// under policy w (w.OnAccess counts the accesses): load and test, poll
+// w.Polls times with w.RelaxCycles between, then sevl; wfe; ldxr and a WFE
+// (WFET with a timeout) if the word is unchanged, or without a monitor a
+// plain WFE. With settle, the loop hands over to CondWait after the first
+// failed test.
+func condLoop(p *Proc, a Addr, cond func(uint64) bool, w WaitPolicy, settle bool) uint64 {
 	sleep := func() {
-		if timeout > 0 {
-			p.WFET(p.Now() + timeout)
+		if w.Timeout > 0 {
+			p.WFET(p.Now() + w.Timeout)
 			return
 		}
 		p.WFE()
 	}
-	for {
-		count()
+	for iter := 0; ; iter++ {
+		w.OnAccess()
 		v := p.Load(a)
 		if cond(v) {
 			return v
 		}
 		if settle {
-			return p.CondWait(a, v, cond, monitor, timeout, count)
+			w.Polls -= iter
+			return p.CondWait(a, v, cond, w)
 		}
-		if !monitor {
+		switch {
+		case iter < w.Polls:
+			p.Compute(w.RelaxCycles)
+		case !w.Monitor:
 			sleep()
-			continue
-		}
-		p.SEVL()
-		p.WFE()
-		count()
-		if p.LoadExclusive(a) == v {
-			sleep()
+		default:
+			p.SEVL()
+			p.WFE()
+			w.OnAccess()
+			if p.LoadExclusive(a) == v {
+				sleep()
+			}
 		}
 	}
 }
@@ -45,7 +52,7 @@ func condLoop(p *Proc, a Addr, cond func(uint64) bool, monitor bool, timeout Tim
 // describes the run: its digest, events,
 // end, every core's count of accesses, the result, and the wake-ups
 // settled without a switch.
-func condRun(t *testing.T, monitor bool, timeout Time, irqs, stream, settle, viaRun bool) (string, uint64) {
+func condRun(t *testing.T, w WaitPolicy, irqs, stream, settle, viaRun bool) (string, uint64) {
 	t.Helper()
 	r := newRig(t, 4, false, func(c *CoreConfig) {
 		if stream {
@@ -64,12 +71,13 @@ func condRun(t *testing.T, monitor bool, timeout Time, irqs, stream, settle, via
 		r.e.Spawn(c, fmt.Sprintf("w%d", c.ID), func(p *Proc) {
 			for i := range 40 {
 				me := p.FetchAdd(next, 1)
-				condLoop(p, owner, func(v uint64) bool { return v == me }, monitor, timeout,
-					func() { accesses[p.Core().ID]++ }, settle)
+				w := w
+				w.OnAccess = func() { accesses[p.Core().ID]++ }
+				condLoop(p, owner, func(v uint64) bool { return v == me }, w, settle)
 				p.Store(count, p.Load(count)+1)
 				p.Compute(int64(200 + 70*c.ID))
 				p.Store(owner, me+1)
-				if !monitor {
+				if !w.Monitor {
 					p.SEV()
 				}
 				p.Compute(int64(100 + 31*(i%5)))
@@ -88,26 +96,28 @@ func condRun(t *testing.T, monitor bool, timeout Time, irqs, stream, settle, via
 }
 
 // CondWait gives the run the loop it stands for gives, bit for bit: with
-// and without the exclusive monitor, WFET's timeout, interrupts and the
-// event stream, its steps run from waiting processes (Proc.await) or Run. And it does settle wake-ups without a switch.
+// and without the exclusive monitor, polls first, WFET's timeout,
+// interrupts and the event stream, its steps run from waiting processes
+// (Proc.await) or Run. And it does settle wake-ups without a switch.
 func TestCondWaitMatchesExplicitLoop(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
-		monitor      bool
-		timeout      Time
+		w            WaitPolicy
 		irqs, stream bool
 		viaRun       bool
 	}{
-		{name: "monitor", monitor: true},
-		{name: "monitor-wfet", monitor: true, timeout: 700 * Nanosecond},
-		{name: "monitor-irqs-stream", monitor: true, irqs: true, stream: true},
-		{name: "monitor-irqs-through-run", monitor: true, irqs: true, viaRun: true},
-		{name: "sev", monitor: false},
-		{name: "sev-irqs-wfet", monitor: false, timeout: 2 * Microsecond, irqs: true},
+		{name: "monitor", w: WaitPolicy{Monitor: true}},
+		{name: "monitor-wfet", w: WaitPolicy{Monitor: true, Timeout: 700 * Nanosecond}},
+		{name: "monitor-irqs-stream", w: WaitPolicy{Monitor: true}, irqs: true, stream: true},
+		{name: "monitor-irqs-through-run", w: WaitPolicy{Monitor: true}, irqs: true, viaRun: true},
+		{name: "polls-monitor-irqs", w: WaitPolicy{Polls: 6, RelaxCycles: 45, Monitor: true}, irqs: true},
+		{name: "polls-irqs-through-run", w: WaitPolicy{Polls: 3, RelaxCycles: 150, Monitor: true}, irqs: true, viaRun: true},
+		{name: "sev", w: WaitPolicy{}},
+		{name: "sev-irqs-wfet", w: WaitPolicy{Timeout: 2 * Microsecond}, irqs: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			loop, _ := condRun(t, tc.monitor, tc.timeout, tc.irqs, tc.stream, false, false)
-			settled, n := condRun(t, tc.monitor, tc.timeout, tc.irqs, tc.stream, true, tc.viaRun)
+			loop, _ := condRun(t, tc.w, tc.irqs, tc.stream, false, false)
+			settled, n := condRun(t, tc.w, tc.irqs, tc.stream, true, tc.viaRun)
 			if settled != loop {
 				t.Errorf("CondWait:\n%s\nexplicit loop:\n%s", settled, loop)
 			}
@@ -115,5 +125,50 @@ func TestCondWaitMatchesExplicitLoop(t *testing.T) {
 				t.Errorf("no wake-up settled without a switch: the test proves nothing")
 			}
 		})
+	}
+}
+
+// A test that counts its calls (a bounded wait, as qspinlock's wait for a
+// pending hand-over gives up after so many) is called once per poll: the
+// polls CondWait runs at once (no event can come between them) end where
+// the loop's would, and the run is the loop's.
+func TestCondWaitBoundedTest(t *testing.T) {
+	run := func(settle bool) string {
+		r := newRig(t, 3, false, nil)
+		defer r.e.Close()
+		const flag = ramBase
+		var gaveUp, saw []Time
+		for _, c := range r.e.Cores()[1:] {
+			r.e.Spawn(c, fmt.Sprintf("w%d", c.ID), func(p *Proc) {
+				for i := range 30 {
+					tests := 0
+					v := condLoop(p, flag, func(v uint64) bool {
+						tests++
+						return v == uint64(i+1) || tests > 25+c.ID
+					}, WaitPolicy{Polls: 40, RelaxCycles: 12, Monitor: true, OnAccess: func() {}}, settle)
+					if v == uint64(i+1) {
+						saw = append(saw, p.Now())
+					} else {
+						gaveUp = append(gaveUp, p.Now())
+					}
+					p.Compute(50)
+				}
+			})
+		}
+		r.e.Spawn(r.e.Cores()[0], "setter", func(p *Proc) {
+			for i := range 30 {
+				p.Compute(int64(300 + 400*(i%3)))
+				p.Store(flag, uint64(i+1))
+			}
+		})
+		err := r.e.Run(context.Background())
+		return fmt.Sprintf("digest %x events %d now %v err %v saw %v gave up %v", digest(r.e), r.e.Events(), r.e.Now(), err, saw, gaveUp)
+	}
+	loop, settled := run(false), run(true)
+	if settled != loop {
+		t.Errorf("CondWait:\n%s\nexplicit loop:\n%s", settled, loop)
+	}
+	if !strings.Contains(loop, "gave up [") || strings.Contains(loop, "gave up []") || strings.Contains(loop, "saw []") {
+		t.Errorf("the waits should both give up and see the flag: %s", loop)
 	}
 }

@@ -47,12 +47,14 @@
 // saturating one port, their polls do not delay each other: an
 // approximation.
 //
-// CondWait is arm64's WFE wait on a word (smp_cond_load_acquire: load and
-// test, LDXR, WFE until the line is written). Its steps run from the
-// core's wake events, so a waiter woken by a write that does not end its
-// wait (a ticket lock's release wakes every waiter, one goes on) goes back
-// to sleep without a context switch; each step is exactly what the loop
-// written with Load, LoadExclusive and WFE does (tests compare the two).
+// CondWait is arm64's wait on a word (smp_cond_load_acquire: load and test,
+// a few polls under some policies, then LDXR and WFE until the line is
+// written). Its steps run from the core's wake events, so a waiter woken by
+// a write that does not end its wait (a ticket lock's release wakes every
+// waiter, one goes on) goes back to sleep without a context switch, and
+// polls that hit in the cache with no event between them run at once; each
+// step is exactly what the loop written with Load, Compute, LoadExclusive
+// and WFE does (tests compare the two).
 //
 // # Interrupts
 //

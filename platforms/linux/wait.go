@@ -126,13 +126,17 @@ func (k *Kernel) count(p *sim.Proc, a sim.Addr) {
 	}
 }
 
-// counter returns the count of an access to a by p's CPU as a function,
-// or nil when nothing counts accesses.
-func (k *Kernel) counter(p *sim.Proc, a sim.Addr) func() {
-	if k.Count == nil {
-		return nil
+// policy is sim's form of w for a wait on a with polls left before WFE,
+// counting each access when Count is set.
+func (k *Kernel) policy(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, polls int) sim.WaitPolicy {
+	sp := sim.WaitPolicy{Polls: polls, RelaxCycles: w.RelaxCycles, Monitor: monitor}
+	if w.Mode == WFET {
+		sp.Timeout = w.Timeout
 	}
-	return func() { k.count(p, a) }
+	if k.Count != nil {
+		sp.OnAccess = func() { k.count(p, a) }
+	}
+	return sp
 }
 
 func (k *Kernel) load(p *sim.Proc, a sim.Addr) uint64 { k.count(p, a); return p.Load(a) }
@@ -197,6 +201,11 @@ func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, cond f
 		}
 		switch k.tier(p, w, iter, true) {
 		case tierPoll:
+			if k.wfeFromNowOn(p, w) {
+				// The polls left, then WFE for good: sim's loop, whose
+				// polls and wake-ups cost no context switch.
+				return p.CondWait(a, v, cond, k.policy(p, w, a, monitor, w.SpinLimit-iter))
+			}
 			p.Compute(w.RelaxCycles)
 		case tierSpin:
 			// WFI can no longer sleep: the rest of the wait is a busy poll.
@@ -204,14 +213,10 @@ func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, cond f
 			return p.SpinUntil(a, w.RelaxCycles, cond)
 		case tierWFE:
 			if k.wfeFromNowOn(p, w) {
-				// Every later iteration sleeps in WFE too: the rest of the
-				// loop is sim's, whose wake-ups that find the word
-				// unchanged cost no context switch.
-				var timeout sim.Time
-				if w.Mode == WFET {
-					timeout = w.Timeout
-				}
-				return p.CondWait(a, v, cond, monitor, timeout, k.counter(p, a))
+				// Every later iteration sleeps in WFE too: sim's loop, whose
+				// wake-ups that find the word unchanged cost no context
+				// switch.
+				return p.CondWait(a, v, cond, k.policy(p, w, a, monitor, 0))
 			}
 			if monitor {
 				// __cmpwait_relaxed: sevl; wfe; ldxr; eor; cbnz 1f; wfe; 1:
@@ -290,11 +295,10 @@ func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, sleep bool) tier {
 	return tierWFE
 }
 
-// wfeFromNowOn reports whether, once tier has chosen WFE, it chooses WFE
-// for every later iteration of the same wait: always under WFE and WFET,
-// past the polls under Adaptive, and under Tiered where schedule() is
-// illegal (in a handler or with interrupts masked, which a wait does not
-// change).
+// wfeFromNowOn reports whether tier, past its polls, chooses WFE for every
+// later iteration of the same wait: always under WFE, WFET and Adaptive,
+// and under Tiered where schedule() is illegal (in a handler or with
+// interrupts masked, which a wait does not change).
 func (k *Kernel) wfeFromNowOn(p *sim.Proc, w *Wait) bool {
 	switch w.Mode {
 	case WFE, WFET, Adaptive:
