@@ -67,17 +67,16 @@ type condState struct {
 // which arms the exclusive monitor on the line, and WFE only if the word is
 // still the value tested, so the next write to the line is the wake-up;
 // without a monitor WFE at once, woken by an SEV. Interrupts and the event
-// stream also end a sleep, and w.Timeout bounds each (WFET). v is the value
-// the caller last loaded and found failing: the loop goes on from there.
-// cond is called once per test, at the test's time, so it may count its
-// tests (a bounded wait); it must read nothing else that changes.
+// stream also end a sleep, and w.Timeout bounds each (WFET). cond is called
+// once per test, at the test's time, so it may count its tests (a bounded
+// wait); it must read nothing else that changes.
 //
 // The steps run from the core's wake events: a poll, or a wake-up, that does
 // not end the wait costs no context switch, and polls that no event can
 // come between run at once. Each does what the same loop written with Load,
 // Compute, LoadExclusive and WFE does.
-func (p *Proc) CondWait(a Addr, v uint64, cond func(uint64) bool, w WaitPolicy) uint64 {
-	st := condState{addr: a, cond: cond, pol: w, stage: condFailed, v: v, polls: w.Polls}
+func (p *Proc) CondWait(a Addr, cond func(uint64) bool, w WaitPolicy) uint64 {
+	st := condState{addr: a, cond: cond, pol: w, stage: condLoad, polls: w.Polls}
 	for {
 		c := p.core // a handler may have moved the task to another core
 		c.cw, c.cwOn = st, true

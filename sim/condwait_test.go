@@ -11,9 +11,11 @@ import (
 // under policy w (w.OnAccess counts the accesses): load and test, poll
 // w.Polls times with w.RelaxCycles between, then sevl; wfe; ldxr and a WFE
 // (WFET with a timeout) if the word is unchanged, or without a monitor a
-// plain WFE. With settle, the loop hands over to CondWait after the first
-// failed test.
+// plain WFE. With settle, CondWait runs it.
 func condLoop(p *Proc, a Addr, cond func(uint64) bool, w WaitPolicy, settle bool) uint64 {
+	if settle {
+		return p.CondWait(a, cond, w)
+	}
 	sleep := func() {
 		if w.Timeout > 0 {
 			p.WFET(p.Now() + w.Timeout)
@@ -26,10 +28,6 @@ func condLoop(p *Proc, a Addr, cond func(uint64) bool, w WaitPolicy, settle bool
 		v := p.Load(a)
 		if cond(v) {
 			return v
-		}
-		if settle {
-			w.Polls -= iter
-			return p.CondWait(a, v, cond, w)
 		}
 		switch {
 		case iter < w.Polls:

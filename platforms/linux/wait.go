@@ -126,11 +126,14 @@ func (k *Kernel) count(p *sim.Proc, a sim.Addr) {
 	}
 }
 
-// policy is sim's form of w for a wait on a with polls left before WFE,
-// counting each access when Count is set.
-func (k *Kernel) policy(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, polls int) sim.WaitPolicy {
-	sp := sim.WaitPolicy{Polls: polls, RelaxCycles: w.RelaxCycles, Monitor: monitor}
-	if w.Mode == WFET {
+// policy is sim's form of w for a wait on a that sleeps in WFE after its
+// polls (wfeAfterPolls), counting each access when Count is set.
+func (k *Kernel) policy(p *sim.Proc, w *Wait, a sim.Addr, monitor bool) sim.WaitPolicy {
+	sp := sim.WaitPolicy{RelaxCycles: w.RelaxCycles, Monitor: monitor}
+	switch w.Mode {
+	case Adaptive, Tiered:
+		sp.Polls = w.SpinLimit
+	case WFET:
 		sp.Timeout = w.Timeout
 	}
 	if k.Count != nil {
@@ -190,9 +193,14 @@ func (k *Kernel) cmpxchg(p *sim.Proc, a sim.Addr, old, nv uint64) uint64 {
 // monitor, so the releasing store is the wake-up); without it WFE relies
 // on an SEV (arm32 wfe loops).
 func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, cond func(uint64) bool) uint64 {
-	if w.Mode == Relax {
+	switch {
+	case w.Mode == Relax:
 		k.count(p, a)
 		return p.SpinUntil(a, w.RelaxCycles, cond)
+	case k.wfeAfterPolls(p, w):
+		// sim's loop, whose polls and wake-ups that do not end the wait
+		// cost no context switch.
+		return p.CondWait(a, cond, k.policy(p, w, a, monitor))
 	}
 	for iter := 0; ; iter++ {
 		v := k.load(p, a)
@@ -201,23 +209,12 @@ func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, cond f
 		}
 		switch k.tier(p, w, iter, true) {
 		case tierPoll:
-			if k.wfeFromNowOn(p, w) {
-				// The polls left, then WFE for good: sim's loop, whose
-				// polls and wake-ups cost no context switch.
-				return p.CondWait(a, v, cond, k.policy(p, w, a, monitor, w.SpinLimit-iter))
-			}
 			p.Compute(w.RelaxCycles)
 		case tierSpin:
 			// WFI can no longer sleep: the rest of the wait is a busy poll.
 			k.count(p, a)
 			return p.SpinUntil(a, w.RelaxCycles, cond)
 		case tierWFE:
-			if k.wfeFromNowOn(p, w) {
-				// Every later iteration sleeps in WFE too: sim's loop, whose
-				// wake-ups that find the word unchanged cost no context
-				// switch.
-				return p.CondWait(a, v, cond, k.policy(p, w, a, monitor, 0))
-			}
 			if monitor {
 				// __cmpwait_relaxed: sevl; wfe; ldxr; eor; cbnz 1f; wfe; 1:
 				// The first wfe only consumes the local event, so a
@@ -295,11 +292,11 @@ func (k *Kernel) tier(p *sim.Proc, w *Wait, iter int, sleep bool) tier {
 	return tierWFE
 }
 
-// wfeFromNowOn reports whether tier, past its polls, chooses WFE for every
-// later iteration of the same wait: always under WFE, WFET and Adaptive,
+// wfeAfterPolls reports whether tier, past its polls, chooses WFE for every
+// iteration of a wait that p begins: always under WFE, WFET and Adaptive,
 // and under Tiered where schedule() is illegal (in a handler or with
 // interrupts masked, which a wait does not change).
-func (k *Kernel) wfeFromNowOn(p *sim.Proc, w *Wait) bool {
+func (k *Kernel) wfeAfterPolls(p *sim.Proc, w *Wait) bool {
 	switch w.Mode {
 	case WFE, WFET, Adaptive:
 		return true
