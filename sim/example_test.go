@@ -89,3 +89,40 @@ func ExampleEngine_EnableFastForward() {
 	// simulated time: 171.667ms
 	// skipped: 99%
 }
+
+// Eight cores share a ticket lock and wait for their turn as arm64 Linux
+// does (smp_cond_load_acquire on the owner field): each release wakes every
+// waiter, and all but the next one go back to WFE, from the core's wake
+// event, without their processes running.
+func ExampleProc_CondWait() {
+	e := sim.NewEngine(1)
+	for i := 0; i < 8; i++ {
+		e.AddCore(sim.CoreConfig{Name: "a72", Cluster: i / 4, Hz: 1_800_000_000, ExecMW: 1130, WFEMW: 60, WakeCycles: 30, HitCycles: 4})
+	}
+	m, _ := e.NewMemory(sim.Coherence{LineSize: 64, SameCluster: 80 * sim.Nanosecond, OtherCluster: 200 * sim.Nanosecond})
+	m.AddRegion(sim.Region{Name: "dram", Base: 0x1000, Size: 4096, Latency: 120 * sim.Nanosecond})
+	const next, owner, counter = sim.Addr(0x1000), sim.Addr(0x1040), sim.Addr(0x1080)
+	for _, c := range e.Cores() {
+		e.Spawn(c, fmt.Sprint("cpu", c.ID), func(p *sim.Proc) {
+			for i := 0; i < 100; i++ {
+				me := p.FetchAdd(next, 1)
+				p.CondWait(owner, func(v uint64) bool { return v == me }, sim.WaitPolicy{Monitor: true})
+				p.Store(counter, p.Load(counter)+1)
+				p.Store(owner, me+1) // the release store wakes every waiter
+				p.Compute(500)
+			}
+		})
+	}
+	if err := e.Run(context.Background()); err != nil {
+		fmt.Println(err)
+	}
+	var woken int
+	for _, c := range e.Cores() {
+		woken += c.Wakeups[sim.WakeEvent]
+	}
+	fmt.Println("counter:", m.Peek(counter))
+	fmt.Println("wake-ups per acquisition above 2:", woken > 2*800)
+	// Output:
+	// counter: 800
+	// wake-ups per acquisition above 2: true
+}
