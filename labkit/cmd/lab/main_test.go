@@ -139,6 +139,8 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-o", os.DevNull}, "-o: /dev/null is a device, not a regular file"},
 		{[]string{"run", "cli-fixture", "-csv", t.TempDir()}, "is a directory, not a regular file"},
 		{[]string{"merge", "-runs", "x.msgpack"}, "add -json"},
+		{[]string{"bench", "-against", "HEAD", "-against-trials", "0"}, "-against-trials 0: want at least 1"},
+		{[]string{"bench", "-against", "HEAD", "-against-runs", "cli-fixture,nope"}, "-against-runs: "},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, tc.args...)
