@@ -278,8 +278,9 @@ func (c *Core) skipPolls(st *condState) bool {
 // condWait is waitUntil for a step: it moves the clock to t when nothing
 // else can happen first (settling spinners' polls due before it, as
 // waitUntil does) and reports false; otherwise it schedules the core's wake
-// at t and reports true. A wait that interrupts end (kind != waitNone)
-// reports an interrupt already deliverable as a wake at once.
+// at t and reports true. For a wait that interrupts end (kind != waitNone)
+// the step has checked for a deliverable interrupt first, as waitUntil
+// does.
 func (c *Core) condWait(t Time, kind waitKind) bool {
 	e := c.e
 	for {
