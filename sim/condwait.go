@@ -22,6 +22,10 @@ const (
 	condSleep                    // sleep in WFE unless an event is latched
 	condWoken                    // the sleep ended
 	condWake                     // the wake-up latency after a timed wake has passed
+	acqLdxr                      // Acquire: an attempt's LDXR
+	acqOp                        // its value is back: compute the store, or decline
+	acqStored                    // the STXR's store is back
+	acqFailed                    // the attempt failed: wait or pause before the next
 )
 
 // WaitPolicy says how CondWait passes the time between tests of the word.
@@ -43,20 +47,43 @@ type WaitPolicy struct {
 	OnAccess func()
 }
 
-// condState is what a CondWait polls and where its loop stands.
+// AcquireLoop is an arm64 lock-acquire loop for Proc.Acquire: attempts by
+// LL/SC, and what to do between them.
+type AcquireLoop struct {
+	// Op computes the value an attempt stores from the value its LDXR
+	// read, or declines (false: nothing is stored).
+	Op func(old uint64) (uint64, bool)
+	// Taken reports whether the attempt that read old took the lock.
+	Taken func(old uint64) bool
+	// Test, when set, is test-and-test-and-set: between attempts the loop
+	// waits for Test to hold for the word (a CondWait under Wait).
+	// Without it, each failed attempt is followed by one pause: the first
+	// Wait.Polls pauses busy-wait Wait.RelaxCycles, later ones sleep in WFE
+	// (WFET with Wait.Timeout) with no monitor armed.
+	Test func(v uint64) bool
+	Wait WaitPolicy
+	// OnStore, when set, runs after each store (Linux's wake_up_var).
+	OnStore func()
+}
+
+// condState is what a CondWait or an Acquire polls and where its loop
+// stands.
 type condState struct {
 	addr   Addr
 	cond   func(uint64) bool
 	pol    WaitPolicy
+	acq    *AcquireLoop // nil for a CondWait
 	stage  condStage
+	next   condStage // where the loop goes on after a pause or a sleep
 	v      uint64    // the value last loaded
-	polls  int       // polls left before the loop sleeps
+	polls  int       // polls (or pauses) left before the loop sleeps
+	failed int       // Acquire's failed attempts
 	left   Time      // busy-waiting left (0: none begun)
 	start  Time      // when the current stretch of busy-waiting began
 	waited Time      // when the sleep's timed wait was to end (stream tick or deadline)
 	stream Time      // the event-stream tick of that sleep (never: none)
 	cause  WakeCause // what ended the sleep
-	done   bool      // cond held for v
+	done   bool      // cond held for v, or an attempt took the lock
 	irq    bool      // interrupts to take on the process before going on
 }
 
@@ -76,7 +103,29 @@ type condState struct {
 // come between run at once. Each does what the same loop written with Load,
 // Compute, LoadExclusive and WFE does.
 func (p *Proc) CondWait(a Addr, cond func(uint64) bool, w WaitPolicy) uint64 {
-	st := condState{addr: a, cond: cond, pol: w, stage: condLoad, polls: w.Polls}
+	st := p.runCond(condState{addr: a, cond: cond, pol: w, stage: condLoad, next: condLoad, polls: w.Polls})
+	return st.v
+}
+
+// Acquire runs the lock-acquire loop l on the word at a until an attempt
+// takes the lock: each attempt is LDXR, l.Op, and STXR of its value (again
+// from LDXR when the monitor was lost); between failed attempts it waits or
+// pauses as l says. It returns the value the taking attempt read and how
+// many attempts failed. Like CondWait, its steps run from the core's wake
+// events, and each does what the same loop written with LoadExclusive,
+// StoreExclusive, Load, Compute and WFE does.
+func (p *Proc) Acquire(a Addr, l AcquireLoop) (uint64, int) {
+	st := condState{addr: a, cond: l.Test, pol: l.Wait, acq: &l, stage: acqLdxr, next: acqLdxr}
+	if l.Test == nil {
+		st.polls = l.Wait.Polls
+	}
+	st = p.runCond(st)
+	return st.v, st.failed
+}
+
+// runCond runs st's steps on p's core until its loop ends, taking
+// interrupts on p between them, and returns its final state.
+func (p *Proc) runCond(st condState) condState {
 	for {
 		c := p.core // a handler may have moved the task to another core
 		c.cw, c.cwOn = st, true
@@ -90,7 +139,7 @@ func (p *Proc) CondWait(a Addr, cond func(uint64) bool, w WaitPolicy) uint64 {
 		}
 		st = c.cw // a handler's own CondWait may use the core's next
 		if st.done {
-			return st.v
+			return st
 		}
 		st.irq = false // interrupts cut a pause or a sleep: take them, then go on
 		p.takeInterrupts()
@@ -105,19 +154,15 @@ func (c *Core) condStep() bool {
 	for {
 		switch st.stage {
 		case condLoad:
-			if st.pol.OnAccess != nil {
-				st.pol.OnAccess()
-			}
-			v, done := c.load(st.addr)
-			st.v = v
-			p.observe(v)
-			c.Stall += done - e.now
-			st.stage = condTest
-			if c.condWait(done, waitNone) {
+			if c.condRead(st, c.load, condTest) {
 				return true
 			}
 		case condTest:
 			if st.cond(st.v) {
+				if st.acq != nil { // test-and-test-and-set: the word looks free, try it
+					st.stage = acqLdxr
+					continue
+				}
 				st.done = true
 				c.cwOn = false
 				return false
@@ -125,6 +170,10 @@ func (c *Core) condStep() bool {
 			st.stage = condFailed
 		case condFailed:
 			if st.polls > 0 && c.skipPolls(st) {
+				if st.acq != nil {
+					st.stage = acqLdxr
+					continue
+				}
 				st.done = true
 				c.cwOn = false
 				return false
@@ -155,7 +204,7 @@ func (c *Core) condStep() bool {
 			if c.cause == WakeTimer {
 				st.left = 0
 				p.dirty--
-				st.stage = condLoad
+				st.stage = st.next
 				continue
 			}
 			st.left -= e.now - st.start
@@ -187,7 +236,7 @@ func (c *Core) condStep() bool {
 		case condSleep:
 			if c.event {
 				c.event = false
-				st.stage = condLoad
+				st.stage = st.next
 				continue
 			}
 			deadline := never
@@ -224,14 +273,88 @@ func (c *Core) condStep() bool {
 			st.stage = condWake
 		case condWake:
 			c.wokeWFE(st.cause)
-			st.stage = condLoad
+			st.stage = st.next
 			if st.cause == WakeInterrupt {
 				st.irq = true
 				c.cwOn = false
 				return false
 			}
+		case acqLdxr:
+			if c.condRead(st, c.loadExclusive, acqOp) {
+				return true
+			}
+		case acqOp:
+			nv, ok := st.acq.Op(st.v)
+			if !ok {
+				st.stage = acqFailed
+				continue
+			}
+			// StoreExclusive: it stores only if the monitor still covers
+			// the line; a lost monitor costs a hit and the LDXR again.
+			m := e.mem
+			r, _, li := m.find(st.addr)
+			held := c.monReg == r && c.monLine == int64(li)
+			c.clearMonitor()
+			if !held {
+				p.observe(0)
+				st.stage = acqLdxr
+				if c.Cfg.HitCycles > 0 {
+					st.left, st.next = c.Cycles(c.Cfg.HitCycles), acqLdxr
+					p.dirty++
+					st.stage = condRelax
+				}
+				continue
+			}
+			p.observe(1)
+			r, w, ln, lands, done := m.access(c, st.addr, true, false)
+			r.words[w] = nv
+			m.wrote(c, ln, r, lands)
+			c.Stall += done - e.now
+			st.stage = acqStored
+			if c.condWait(done, waitNone) {
+				return true
+			}
+		case acqStored:
+			if st.acq.OnStore != nil {
+				st.acq.OnStore()
+			}
+			if st.acq.Taken(st.v) {
+				st.done = true
+				c.cwOn = false
+				return false
+			}
+			st.stage = acqFailed
+		case acqFailed:
+			st.failed++
+			if st.acq.Test != nil {
+				// Wait until the word looks free, with the polls afresh.
+				st.stage, st.next, st.polls = condLoad, condLoad, st.pol.Polls
+				continue
+			}
+			// One pause: busy-wait while polls are left, else WFE.
+			st.next = acqLdxr
+			st.stage = condSleep
+			if st.polls > 0 {
+				st.polls--
+				st.stage = condRelax
+			}
 		}
 	}
+}
+
+// condRead reads the word with load (counted, seen by the process) into
+// st.v, and goes on at next once the read completes: it reports true when
+// the step must wait for that.
+func (c *Core) condRead(st *condState, load func(Addr) (uint64, Time), next condStage) bool {
+	if st.pol.OnAccess != nil {
+		st.pol.OnAccess()
+	}
+	v, done := load(st.addr)
+	st.v = v
+	c.cur.observe(v)
+	c.Stall += done - c.e.now
+	st.stage = next
+	return c.condWait(done, waitNone)
 }
 
 // skipPolls runs at once the polls of st that nothing can interleave: while
@@ -315,6 +438,9 @@ func (c *Core) condResume() {
 // bookkeeping, which its own state records).
 func (st *condState) snapshot(s *Snapshot) {
 	s.Key(uint64(st.addr))
+	s.Flag(st.acq != nil)
+	s.Key(uint64(st.next))
+	s.Key(uint64(st.failed))
 	s.Key(uint64(st.pol.Polls))
 	s.Key(uint64(st.pol.RelaxCycles))
 	s.Flag(st.pol.Monitor)

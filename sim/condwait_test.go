@@ -170,3 +170,126 @@ func TestCondWaitBoundedTest(t *testing.T) {
 		t.Errorf("the waits should both give up and see the flag: %s", loop)
 	}
 }
+
+// lockLoop takes the lock word at a (0 free, 1 taken) as Linux's
+// test-and-set baselines do: LL/SC attempts (a swap, or with ttas a claim
+// only of a free word) and between them a pause (w.Polls busy-waits, then
+// WFE or WFET) or, with ttas, a wait for the word to look free. onStore runs
+// after each store. With settle, Acquire runs the loop. It returns the
+// failed attempts.
+func lockLoop(p *Proc, a Addr, ttas bool, w WaitPolicy, onStore func(), settle bool) int {
+	op := func(uint64) (uint64, bool) { return 1, true }
+	free := func(v uint64) bool { return v == 0 }
+	if ttas {
+		op = func(v uint64) (uint64, bool) { return 1, v == 0 }
+	}
+	if settle {
+		l := AcquireLoop{Op: op, Taken: free, Wait: w, OnStore: onStore}
+		if ttas {
+			l.Test = free
+		}
+		_, failed := p.Acquire(a, l)
+		return failed
+	}
+	for iter := 0; ; iter++ {
+		var old uint64
+		for {
+			w.OnAccess()
+			old = p.LoadExclusive(a)
+			nv, ok := op(old)
+			if !ok {
+				break
+			}
+			if p.StoreExclusive(a, nv) {
+				onStore()
+				break
+			}
+		}
+		switch {
+		case old == 0:
+			return iter
+		case ttas:
+			condLoop(p, a, free, w, false)
+		case iter < w.Polls:
+			p.Compute(w.RelaxCycles)
+		case w.Timeout > 0:
+			p.WFET(p.Now() + w.Timeout)
+		default:
+			p.WFE()
+		}
+	}
+}
+
+// Acquire gives the run the loop it stands for gives, bit for bit, for
+// test-and-set and test-and-test-and-set on four cores: pauses that poll,
+// sleep in WFE or WFET, with interrupts and the event stream, its steps run
+// from waiting processes or Run. Mutual exclusion holds, and wake-ups are
+// settled without a switch.
+func TestAcquireMatchesExplicitLoop(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		ttas         bool
+		w            WaitPolicy
+		irqs, stream bool
+		viaRun       bool
+	}{
+		{name: "tas-wfe", w: WaitPolicy{}},
+		{name: "tas-polls-irqs-stream", w: WaitPolicy{Polls: 5, RelaxCycles: 30}, irqs: true, stream: true},
+		{name: "tas-wfet-through-run", w: WaitPolicy{Timeout: 900 * Nanosecond}, irqs: true, viaRun: true},
+		{name: "ttas-wfe", ttas: true, w: WaitPolicy{Monitor: true}},
+		{name: "ttas-polls-irqs", ttas: true, w: WaitPolicy{Polls: 8, RelaxCycles: 20, Monitor: true}, irqs: true},
+		{name: "ttas-wfet-stream-through-run", ttas: true, w: WaitPolicy{Monitor: true, Timeout: 1500 * Nanosecond}, stream: true, viaRun: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(settle, viaRun bool) (string, uint64) {
+				r := newRig(t, 4, false, func(c *CoreConfig) {
+					if tc.stream {
+						c.EventStream, c.EventPhase = 10*Microsecond, Time(c.Cluster)*3*Microsecond
+					}
+				})
+				r.e.direct = !viaRun
+				defer r.e.Close()
+				const lock, count = ramBase, ramBase + 128
+				accesses, stores, failed := make([]int, 4), make([]int, 4), make([]int, 4)
+				holders, most := 0, 0
+				for _, c := range r.e.Cores() {
+					r.e.Spawn(c, fmt.Sprintf("w%d", c.ID), func(p *Proc) {
+						for i := range 30 {
+							w := tc.w
+							w.OnAccess = func() { accesses[p.Core().ID]++ }
+							failed[c.ID] += lockLoop(p, lock, tc.ttas, w, func() { stores[p.Core().ID]++ }, settle)
+							holders++
+							most = max(most, holders)
+							p.Store(count, p.Load(count)+1)
+							p.Compute(int64(150 + 60*c.ID))
+							holders--
+							p.Store(lock, 0)
+							p.SEV()
+							p.Compute(int64(80 + 29*(i%4)))
+						}
+					})
+					if tc.irqs {
+						c.SetHandler(func(p *Proc, irq IRQ) { p.Compute(40) })
+						if _, err := c.NewDevice(fmt.Sprintf("dev%d", c.ID), 1, 2*Microsecond, true); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				err := r.e.Run(context.Background())
+				return fmt.Sprintf("digest %x events %d now %v err %v accesses %v stores %v failed %v counter %d most holders %d",
+					digest(r.e), r.e.Events(), r.e.Now(), err, accesses, stores, failed, r.m.Peek(count), most), r.e.settled
+			}
+			loop, _ := run(false, false)
+			settled, n := run(true, tc.viaRun)
+			if settled != loop {
+				t.Errorf("Acquire:\n%s\nexplicit loop:\n%s", settled, loop)
+			}
+			if !strings.Contains(loop, "counter 120 most holders 1") {
+				t.Errorf("mutual exclusion: %s", loop)
+			}
+			if n == 0 {
+				t.Errorf("no wake-up settled without a switch: the test proves nothing")
+			}
+		})
+	}
+}

@@ -333,8 +333,25 @@ type tasLock struct{ lockBase }
 // Lock retries an atomic swap, pausing between attempts: the article's
 // "while (test_and_set(lock)) wfe()/wfi();".
 func (l *tasLock) Lock(p *sim.Proc) {
-	l.retry(p, func() bool { return l.k.llsc(p, l.word, func(uint64) (uint64, bool) { return 1, true }) == 0 },
+	swap := func(uint64) (uint64, bool) { return 1, true }
+	if w, ok := l.k.pausePolicy(p, &l.w, l.word); ok {
+		l.acquire(p, sim.AcquireLoop{Op: swap, Wait: w})
+		return
+	}
+	l.retry(p, func() bool { return l.k.llsc(p, l.word, swap) == 0 },
 		func(iter int) { l.k.pause(p, &l.w, iter) })
+}
+
+// acquire runs loop in sim (Proc.Acquire: its attempts and waits cost no
+// context switch) until an attempt reads the word free (0), with
+// wake_up_var after each store, as llsc does; a failed first attempt is the
+// slow-path entry, as in retry.
+func (l *lockBase) acquire(p *sim.Proc, loop sim.AcquireLoop) {
+	loop.Taken = func(old uint64) bool { return old == 0 }
+	loop.OnStore = func() { l.k.wakeVar(p, l.word) }
+	if _, failed := p.Acquire(l.word, loop); failed > 0 {
+		l.k.contended(p)
+	}
 }
 
 // retry runs attempt until it takes the lock, with wait(iter) between
@@ -359,6 +376,12 @@ type ttasLock struct{ tasLock }
 
 // Lock reads until the lock looks free, then tries the atomic.
 func (l *ttasLock) Lock(p *sim.Proc) {
-	l.retry(p, func() bool { return l.k.llsc(p, l.word, func(v uint64) (uint64, bool) { return 1, v == 0 }) == 0 },
-		func(int) { l.k.condLoad(p, &l.w, l.word, true, func(v uint64) bool { return v == 0 }) })
+	claim := func(v uint64) (uint64, bool) { return 1, v == 0 }
+	free := func(v uint64) bool { return v == 0 }
+	if l.k.wfeAfterPolls(p, &l.w) {
+		l.acquire(p, sim.AcquireLoop{Op: claim, Test: free, Wait: l.k.policy(p, &l.w, l.word, true)})
+		return
+	}
+	l.retry(p, func() bool { return l.k.llsc(p, l.word, claim) == 0 },
+		func(int) { l.k.condLoad(p, &l.w, l.word, true, free) })
 }

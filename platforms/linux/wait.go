@@ -2,6 +2,7 @@ package linux
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"synclab/sim"
@@ -304,6 +305,20 @@ func (k *Kernel) wfeAfterPolls(p *sim.Proc, w *Wait) bool {
 		return k.InIRQ(p) || IRQsDisabled(p)
 	}
 	return false
+}
+
+// pausePolicy is sim's form of w for the pauses between the attempts of a
+// lock that retries an atomic (pause): polls while tier polls, then WFE.
+// ok is false under WFI, whose pauses sleep in WFI.
+func (k *Kernel) pausePolicy(p *sim.Proc, w *Wait, a sim.Addr) (sp sim.WaitPolicy, ok bool) {
+	sp = k.policy(p, w, a, false)
+	switch w.Mode {
+	case WFI:
+		return sp, false
+	case Relax:
+		sp.Polls = math.MaxInt
+	}
+	return sp, true
 }
 
 // pause is one wait step of a lock that retries an atomic rather than
