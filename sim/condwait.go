@@ -1,13 +1,16 @@
 package sim
 
-// Waiting for a word: CondWait runs arm64's smp_cond_load_acquire loop
-// (polls, then __cmpwait: LDXR arms the exclusive monitor, WFE sleeps until
-// the line is written) as a small state machine that the core's wake event
-// drives, so the polls and the many wake-ups after which the value still
-// does not satisfy the wait (every waiter of a ticket lock wakes at each
-// release, and all but one sleep again) cost no context switch. Each step is what the loop written
-// with Load, LoadExclusive and WFE does at that point, in the same order,
-// with the same waits: the run is the same, bit for bit (TestCondWait*).
+// Waiting for a word, and taking a lock word: CondWait runs arm64's
+// smp_cond_load_acquire loop (polls, then __cmpwait: LDXR arms the exclusive
+// monitor, WFE sleeps until the line is written) and Acquire an LL/SC
+// lock-acquire loop as a small state machine that the core's wake event
+// drives. Polls, and wake-ups after which the lock is still not to be had
+// (every waiter of a ticket lock wakes at each release, and all but one
+// sleep again), cost no context switch. Each step is what the same loop
+// written with Load, Compute, LoadExclusive, StoreExclusive and WFE does at
+// that point, in the same order, with the same waits: the run is the same,
+// bit for bit (TestCondWaitMatchesExplicitLoop,
+// TestAcquireMatchesExplicitLoop).
 
 // condStage is where a CondWait stands in its loop.
 type condStage uint8
@@ -69,22 +72,25 @@ type AcquireLoop struct {
 // condState is what a CondWait or an Acquire polls and where its loop
 // stands.
 type condState struct {
-	addr   Addr
-	cond   func(uint64) bool
-	pol    WaitPolicy
-	acq    *AcquireLoop // nil for a CondWait
-	stage  condStage
-	next   condStage // where the loop goes on after a pause or a sleep
-	v      uint64    // the value last loaded
-	polls  int       // polls (or pauses) left before the loop sleeps
-	failed int       // Acquire's failed attempts
-	left   Time      // busy-waiting left (0: none begun)
-	start  Time      // when the current stretch of busy-waiting began
-	waited Time      // when the sleep's timed wait was to end (stream tick or deadline)
-	stream Time      // the event-stream tick of that sleep (never: none)
-	cause  WakeCause // what ended the sleep
-	done   bool      // cond held for v, or an attempt took the lock
-	irq    bool      // interrupts to take on the process before going on
+	addr Addr
+	cond func(uint64) bool
+	pol  WaitPolicy
+	// An Acquire's attempt (op nil for a CondWait): see AcquireLoop.
+	op      func(uint64) (uint64, bool)
+	taken   func(uint64) bool
+	onStore func()
+	stage   condStage
+	next    condStage // where the loop goes on after a pause or a sleep
+	v       uint64    // the value last loaded
+	polls   int       // polls (or pauses) left before the loop sleeps
+	failed  int       // Acquire's failed attempts
+	left    Time      // busy-waiting left (0: none begun)
+	start   Time      // when the current stretch of busy-waiting began
+	waited  Time      // when the sleep's timed wait was to end (stream tick or deadline)
+	stream  Time      // the event-stream tick of that sleep (never: none)
+	cause   WakeCause // what ended the sleep
+	done    bool      // cond held for v, or an attempt took the lock
+	irq     bool      // interrupts to take on the process before going on
 }
 
 // CondWait waits until cond holds for the word at a and returns that value,
@@ -115,7 +121,7 @@ func (p *Proc) CondWait(a Addr, cond func(uint64) bool, w WaitPolicy) uint64 {
 // events, and each does what the same loop written with LoadExclusive,
 // StoreExclusive, Load, Compute and WFE does.
 func (p *Proc) Acquire(a Addr, l AcquireLoop) (uint64, int) {
-	st := condState{addr: a, cond: l.Test, pol: l.Wait, acq: &l, stage: acqLdxr, next: acqLdxr}
+	st := condState{addr: a, cond: l.Test, pol: l.Wait, op: l.Op, taken: l.Taken, onStore: l.OnStore, stage: acqLdxr, next: acqLdxr}
 	if l.Test == nil {
 		st.polls = l.Wait.Polls
 	}
@@ -159,7 +165,7 @@ func (c *Core) condStep() bool {
 			}
 		case condTest:
 			if st.cond(st.v) {
-				if st.acq != nil { // test-and-test-and-set: the word looks free, try it
+				if st.op != nil { // test-and-test-and-set: the word looks free, try it
 					st.stage = acqLdxr
 					continue
 				}
@@ -170,7 +176,7 @@ func (c *Core) condStep() bool {
 			st.stage = condFailed
 		case condFailed:
 			if st.polls > 0 && c.skipPolls(st) {
-				if st.acq != nil {
+				if st.op != nil {
 					st.stage = acqLdxr
 					continue
 				}
@@ -196,7 +202,7 @@ func (c *Core) condStep() bool {
 				c.cause = WakeInterrupt
 				continue
 			}
-			if c.condWait(e.now+st.left, waitTimed) {
+			if c.advance(e.now+st.left, waitTimed) {
 				return true
 			}
 			c.cause = WakeTimer
@@ -230,7 +236,7 @@ func (c *Core) condStep() bool {
 			} else {
 				st.stage = condSleep
 			}
-			if c.condWait(done, waitNone) {
+			if c.advance(done, waitNone) {
 				return true
 			}
 		case condSleep:
@@ -250,7 +256,7 @@ func (c *Core) condStep() bool {
 				continue
 			}
 			if st.waited < never {
-				if c.condWait(st.waited, waitWFE) {
+				if c.advance(st.waited, waitWFE) {
 					return true
 				}
 				c.cause = WakeTimer // reached without a wait
@@ -265,7 +271,7 @@ func (c *Core) condStep() bool {
 					st.cause = WakeEventStream
 				}
 				st.stage = condWake
-				if c.condWait(e.now+c.Cycles(c.Cfg.WakeCycles), waitNone) {
+				if c.advance(e.now+c.Cycles(c.Cfg.WakeCycles), waitNone) {
 					return true
 				}
 				continue
@@ -284,19 +290,15 @@ func (c *Core) condStep() bool {
 				return true
 			}
 		case acqOp:
-			nv, ok := st.acq.Op(st.v)
+			nv, ok := st.op(st.v)
 			if !ok {
 				st.stage = acqFailed
 				continue
 			}
-			// StoreExclusive: it stores only if the monitor still covers
-			// the line; a lost monitor costs a hit and the LDXR again.
-			m := e.mem
-			r, _, li := m.find(st.addr)
-			held := c.monReg == r && c.monLine == int64(li)
-			c.clearMonitor()
+			held, done := c.storeExclusive(st.addr, nv)
 			if !held {
-				p.observe(0)
+				// A lost monitor costs a hit (StoreExclusive's Compute),
+				// then the LDXR again.
 				st.stage = acqLdxr
 				if c.Cfg.HitCycles > 0 {
 					st.left, st.next = c.Cycles(c.Cfg.HitCycles), acqLdxr
@@ -305,20 +307,16 @@ func (c *Core) condStep() bool {
 				}
 				continue
 			}
-			p.observe(1)
-			r, w, ln, lands, done := m.access(c, st.addr, true, false)
-			r.words[w] = nv
-			m.wrote(c, ln, r, lands)
 			c.Stall += done - e.now
 			st.stage = acqStored
-			if c.condWait(done, waitNone) {
+			if c.advance(done, waitNone) {
 				return true
 			}
 		case acqStored:
-			if st.acq.OnStore != nil {
-				st.acq.OnStore()
+			if st.onStore != nil {
+				st.onStore()
 			}
-			if st.acq.Taken(st.v) {
+			if st.taken(st.v) {
 				st.done = true
 				c.cwOn = false
 				return false
@@ -326,7 +324,7 @@ func (c *Core) condStep() bool {
 			st.stage = acqFailed
 		case acqFailed:
 			st.failed++
-			if st.acq.Test != nil {
+			if st.cond != nil {
 				// Wait until the word looks free, with the polls afresh.
 				st.stage, st.next, st.polls = condLoad, condLoad, st.pol.Polls
 				continue
@@ -354,7 +352,7 @@ func (c *Core) condRead(st *condState, load func(Addr) (uint64, Time), next cond
 	c.cur.observe(v)
 	c.Stall += done - c.e.now
 	st.stage = next
-	return c.condWait(done, waitNone)
+	return c.advance(done, waitNone)
 }
 
 // skipPolls runs at once the polls of st that nothing can interleave: while
@@ -398,13 +396,13 @@ func (c *Core) skipPolls(st *condState) bool {
 	return held
 }
 
-// condWait is waitUntil for a step: it moves the clock to t when nothing
-// else can happen first (settling spinners' polls due before it, as
-// waitUntil does) and reports false; otherwise it schedules the core's wake
-// at t and reports true. For a wait that interrupts end (kind != waitNone)
-// the step has checked for a deliverable interrupt first, as waitUntil
-// does.
-func (c *Core) condWait(t Time, kind waitKind) bool {
+// advance lets time pass on c to t: it moves the clock there when nothing
+// else can happen first (settling spinners' polls due before it) and
+// reports false; otherwise it sets the core waiting in kind, schedules its
+// wake at t and reports true. Proc.waitUntil and the steps of a CondWait
+// both wait with it; a wait that interrupts end (kind != waitNone) checks
+// for a deliverable interrupt first.
+func (c *Core) advance(t Time, kind waitKind) bool {
 	e := c.e
 	for {
 		if e.canRunTo(t) {
@@ -438,7 +436,7 @@ func (c *Core) condResume() {
 // bookkeeping, which its own state records).
 func (st *condState) snapshot(s *Snapshot) {
 	s.Key(uint64(st.addr))
-	s.Flag(st.acq != nil)
+	s.Flag(st.op != nil)
 	s.Key(uint64(st.next))
 	s.Key(uint64(st.failed))
 	s.Key(uint64(st.pol.Polls))

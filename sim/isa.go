@@ -90,24 +90,32 @@ func (c *Core) loadExclusive(a Addr) (uint64, Time) {
 // (ARM STXR/STLXR); it reports success. The monitor is cleared either way.
 func (p *Proc) StoreExclusive(a Addr, v uint64) bool {
 	c := p.core
-	m := p.e.mem
-	r, _, li := m.find(a)
-	held := c.monReg == r && c.monLine == int64(li)
-	c.clearMonitor()
-	if held {
-		p.observe(1)
-	} else {
-		p.observe(0)
-	}
+	held, done := c.storeExclusive(a, v)
 	if !held {
 		p.Compute(c.Cfg.HitCycles)
 		return false
 	}
+	p.stall(done)
+	return true
+}
+
+// storeExclusive issues STXR of v to a by c now: whether the monitor still
+// covered a's line (the process sees which), and when the store completes
+// if it did.
+func (c *Core) storeExclusive(a Addr, v uint64) (held bool, done Time) {
+	m := c.e.mem
+	r, _, li := m.find(a)
+	held = c.monReg == r && c.monLine == int64(li)
+	c.clearMonitor()
+	if !held {
+		c.cur.observe(0)
+		return false, 0
+	}
+	c.cur.observe(1)
 	r, w, ln, lands, done := m.access(c, a, true, false)
 	r.words[w] = v
 	m.wrote(c, ln, r, lands)
-	p.stall(done)
-	return true
+	return true, done
 }
 
 // ClearExclusive clears the core's exclusive monitor (ARM CLREX).

@@ -234,17 +234,9 @@ func (p *Proc) waitUntil(t Time, kind waitKind) WakeCause {
 	if kind != waitNone && c.deliverable() {
 		return WakeInterrupt
 	}
-	for {
-		if p.e.canRunTo(t) {
-			p.e.now = t
-			return WakeTimer
-		}
-		if !p.e.inlinePoll(t) {
-			break
-		}
+	if !c.advance(t, kind) {
+		return WakeTimer
 	}
-	c.wait = kind
-	c.wakeAt(t, WakeTimer)
 	p.await()
 	return c.cause
 }

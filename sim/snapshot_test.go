@@ -51,6 +51,9 @@ var snapshotExempt = map[string]string{
 	"Core.raised":          "which lines were ever raised: it only selects the raisedAt and latency recorded",
 	"Core.cw.cond":         "code; the values it captured were read by the process, which Proc.hist records",
 	"Core.cw.pol.OnAccess": "the caller's bookkeeping of accesses, which its own state records",
+	"Core.cw.op":           "code; the values it captured were read by the process, which Proc.hist records",
+	"Core.cw.taken":        "code; the values it captured were read by the process, which Proc.hist records",
+	"Core.cw.onStore":      "the caller's bookkeeping after a store, which its own state records",
 	// A histogram's count is recorded; the rest follows from its values,
 	// which no model reads but through Last: fast-forward compares those a
 	// period adds with the period before's (Histogram.periodic).
