@@ -14,12 +14,7 @@ import (
 // profiling and for before/after figures
 // (go test -run '^$' -bench LockScaling ./platforms/rk3399/).
 func BenchmarkLockScaling(b *testing.B) {
-	var e platforms.Experiment
-	for _, x := range Experiments() {
-		if x.Name == "lock-scaling" {
-			e = x
-		}
-	}
+	e := experiment(b, "lock-scaling")
 	for _, v := range e.Variants {
 		for _, cores := range []float64{4, 8, 16} {
 			b.Run(fmt.Sprintf("%s/%g", v.Name, cores), func(b *testing.B) {
@@ -33,4 +28,33 @@ func BenchmarkLockScaling(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkSpinlockWait runs each variant of the article's experiment
+// (rk3399-spinlock-wait) once at its default parameters and seed 1: the
+// RK3399 run that lab bench times as rk3399_default_wall_s, one variant at
+// a time.
+func BenchmarkSpinlockWait(b *testing.B) {
+	e := experiment(b, "rk3399-spinlock-wait")
+	for _, v := range e.Variants {
+		b.Run(v.Name, func(b *testing.B) {
+			p := e.Params.Values()
+			for b.Loop() {
+				if _, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: v.Name, Params: p, Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// experiment returns the RK3399 experiment called name.
+func experiment(b *testing.B, name string) platforms.Experiment {
+	for _, x := range Experiments() {
+		if x.Name == name {
+			return x
+		}
+	}
+	b.Fatalf("no experiment %q", name)
+	return platforms.Experiment{}
 }
