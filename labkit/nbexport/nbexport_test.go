@@ -871,3 +871,37 @@ func displayedCharts(src string) int {
 	}
 	return n
 }
+
+// TestNbconvertCommand: nbconvert starts as `PYTHON -m nbconvert` with the interpreter of the
+// jupyter-nbconvert script on PATH, and as `jupyter nbconvert` when that script names none.
+func TestNbconvertCommand(t *testing.T) {
+	dir := t.TempDir()
+	python := filepath.Join(dir, "python3")
+	if err := os.WriteFile(python, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, script, want string
+	}{
+		{"debian entry script", "#!" + python + "\n# EASY-INSTALL-ENTRY-SCRIPT\nimport re\n", python + " -m nbconvert"},
+		{"env shebang", "#!/usr/bin/env python3\nimport re\n", "jupyter nbconvert"},
+		{"missing interpreter", "#!" + filepath.Join(dir, "python9") + "\n", "jupyter nbconvert"},
+		{"not python", "#!/bin/sh\nexec true\n", "jupyter nbconvert"},
+		{"binary", "\x7fELF\x02\x01\x01", "jupyter nbconvert"},
+		{"no script", "", "jupyter nbconvert"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bin := t.TempDir()
+			if c.script != "" {
+				if err := os.WriteFile(filepath.Join(bin, "jupyter-nbconvert"), []byte(c.script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("PATH", bin)
+			name, args := nbconvertCommand()
+			if got := strings.Join(append([]string{name}, args...), " "); got != c.want {
+				t.Errorf("nbconvertCommand() = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
