@@ -20,11 +20,7 @@ func BenchmarkLockScaling(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%g", v.Name, cores), func(b *testing.B) {
 				p := e.Params.Values()
 				p["cores"] = cores
-				for b.Loop() {
-					if _, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: v.Name, Params: p, Seed: 1}); err != nil {
-						b.Fatal(err)
-					}
-				}
+				runLoop(b, e, v.Name, p)
 			})
 		}
 	}
@@ -37,14 +33,7 @@ func BenchmarkLockScaling(b *testing.B) {
 func BenchmarkSpinlockWait(b *testing.B) {
 	e := experiment(b, "rk3399-spinlock-wait")
 	for _, v := range e.Variants {
-		b.Run(v.Name, func(b *testing.B) {
-			p := e.Params.Values()
-			for b.Loop() {
-				if _, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: v.Name, Params: p, Seed: 1}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(v.Name, func(b *testing.B) { runLoop(b, e, v.Name, e.Params.Values()) })
 	}
 }
 
@@ -57,4 +46,13 @@ func experiment(b *testing.B, name string) platforms.Experiment {
 	}
 	b.Fatalf("no experiment %q", name)
 	return platforms.Experiment{}
+}
+
+// runLoop times one run of variant at params, seed 1.
+func runLoop(b *testing.B, e platforms.Experiment, variant string, params map[string]float64) {
+	for b.Loop() {
+		if _, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: variant, Params: params, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
