@@ -210,9 +210,9 @@ func nbconvert(ctx context.Context, tools Tools, dir string, execute bool, env [
 
 // nbconvertCommand returns the program and leading arguments that start nbconvert: `PYTHON -m
 // nbconvert`, with the interpreter named on the first line of the jupyter-nbconvert script on PATH,
-// else `jupyter nbconvert`. The scripts cost a second each before nbconvert starts (jupyter execs
-// jupyter-nbconvert, whose Debian entry script looks nbconvert up among every installed
-// distribution); -m starts in 0.8 s, and an export starts nbconvert twice per notebook.
+// else `jupyter nbconvert`. That takes 1.5 s to start (jupyter execs jupyter-nbconvert, whose
+// Debian entry script looks nbconvert up among every installed distribution), -m 0.8-1.0 s, and
+// an export starts nbconvert twice per notebook.
 func nbconvertCommand() (string, []string) {
 	if script, err := exec.LookPath("jupyter-nbconvert"); err == nil {
 		if python := interpreter(script); python != "" {
