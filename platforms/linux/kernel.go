@@ -299,11 +299,20 @@ func (k *Kernel) wakeUp(p *sim.Proc, target *CPU) {
 	p.SendIPI(target.Core, IPIResched, k.Cfg.IPILatency)
 }
 
-// context names what p runs: the task, or an interrupt handler that
+// execContext is what runs on a CPU: a task, or an interrupt handler that
 // interrupted it (handlers run on the interrupted task's coroutine).
-func (k *Kernel) context(p *sim.Proc) string {
-	if k.InIRQ(p) {
-		return "the interrupt handler interrupting " + p.Name
+type execContext struct {
+	p   *sim.Proc
+	irq bool
+}
+
+// context returns what p runs now.
+func (k *Kernel) context(p *sim.Proc) execContext { return execContext{p, k.InIRQ(p)} }
+
+// String names the context for a report.
+func (x execContext) String() string {
+	if x.irq {
+		return "the interrupt handler interrupting " + x.p.Name
 	}
-	return p.Name
+	return x.p.Name
 }

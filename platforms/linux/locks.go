@@ -58,7 +58,7 @@ func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
 		l = &ttasLock{tasLock{base}}
 	}
 	fair := f == QSpinlock || f == Ticket || f == TicketArm64
-	return &ownedLock{Spinlock: l, k: k, fair: fair, queued: map[*CPU]string{}}, nil
+	return &ownedLock{Spinlock: l, k: k, fair: fair, queued: make([]execContext, len(k.CPUs))}, nil
 }
 
 type lockBase struct {
@@ -71,7 +71,8 @@ func (l *lockBase) Word() sim.Addr { return l.word }
 
 // ownedLock keeps CONFIG_DEBUG_SPINLOCK's owner bookkeeping around a lock,
 // and which CPUs' contexts queue on a fair lock (in Go, outside the modelled
-// memory, so it costs no simulated time). A CPU that tries to take a lock it
+// memory, so it costs no simulated time; kept per CPU, and named only in a
+// report, because it runs on every acquisition). A CPU that tries to take a lock it
 // already holds can never get it, nor can an interrupt handler that queues
 // on a fair lock (qspinlock, ticket) behind the context it interrupted: the
 // lock is served to that context first, which cannot run on until the
@@ -86,8 +87,8 @@ type ownedLock struct {
 	k      *Kernel
 	fair   bool
 	owner  *CPU
-	holder string
-	queued map[*CPU]string // fair locks: the context of each CPU waiting
+	holder execContext
+	queued []execContext // fair locks: the context of each CPU waiting, by CPU ID
 }
 
 // Lock takes the lock, or ends the run if this CPU's interrupted context
@@ -97,19 +98,19 @@ func (l *ownedLock) Lock(p *sim.Proc) {
 	ahead := ""
 	switch {
 	case l.owner == cpu:
-		ahead = "held by " + l.holder
-	case l.queued[cpu] != "":
-		ahead = "queued for by " + l.queued[cpu] + " (a fair lock serves it first)"
+		ahead = "held by " + l.holder.String()
+	case l.queued[cpu.ID].p != nil:
+		ahead = "queued for by " + l.queued[cpu.ID].String() + " (a fair lock serves it first)"
 	}
 	if ahead != "" {
-		p.Fail(&sim.DeadlockError{At: p.Now(), Waiters: []sim.Waiter{{Proc: l.k.context(p), Core: cpu.ID,
+		p.Fail(&sim.DeadlockError{At: p.Now(), Waiters: []sim.Waiter{{Proc: l.k.context(p).String(), Core: cpu.ID,
 			On: fmt.Sprintf("spinlock %#x, %s on the same CPU, which cannot run on until the waiter returns (a lock an interrupt handler takes needs spin_lock_irqsave)", uint64(l.Word()), ahead)}}})
 	}
 	if l.fair {
-		l.queued[cpu] = l.k.context(p)
+		l.queued[cpu.ID] = l.k.context(p)
 	}
 	l.Spinlock.Lock(p)
-	delete(l.queued, cpu)
+	l.queued[cpu.ID] = execContext{}
 	l.owner, l.holder = cpu, l.k.context(p)
 }
 
