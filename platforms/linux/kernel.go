@@ -96,7 +96,7 @@ type Kernel struct {
 	e        *sim.Engine
 	mem      *sim.Memory
 	CPUs     []*CPU
-	handlers map[sim.IRQ]func(p *sim.Proc, irq sim.IRQ)
+	handlers [64]func(p *sim.Proc, irq sim.IRQ) // by line, as sim numbers them (0..63)
 	next     sim.Addr // bump allocator for lock words and per-CPU data
 	end      sim.Addr
 	line     sim.Addr
@@ -126,7 +126,7 @@ func New(e *sim.Engine, cores []*sim.Core, mem *sim.Memory, base sim.Addr, size 
 		return nil, fmt.Errorf("linux: no cores")
 	}
 	line := sim.Addr(mem.LineSize())
-	k := &Kernel{Cfg: cfg, e: e, mem: mem, handlers: map[sim.IRQ]func(*sim.Proc, sim.IRQ){}, next: base, end: base + sim.Addr(size), line: line}
+	k := &Kernel{Cfg: cfg, e: e, mem: mem, next: base, end: base + sim.Addr(size), line: line}
 	var err error
 	if k.qnodes, err = k.Alloc(uint64(len(cores)) * uint64(line)); err != nil {
 		return nil, err
