@@ -96,7 +96,8 @@ type Kernel struct {
 	e        *sim.Engine
 	mem      *sim.Memory
 	CPUs     []*CPU
-	handlers [64]func(p *sim.Proc, irq sim.IRQ) // by line, as sim numbers them (0..63)
+	// handlers by line, as sim numbers them (0..63)
+	handlers [64]func(p *sim.Proc, irq sim.IRQ)
 	next     sim.Addr // bump allocator for lock words and per-CPU data
 	end      sim.Addr
 	line     sim.Addr
