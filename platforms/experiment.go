@@ -123,6 +123,11 @@ type RunResult struct {
 	// fast-forward skipped. It says how the run was computed, not what it
 	// found: never recorded, for lab bench.
 	Skipped float64 `msgpack:"-" json:"-"`
+	// Events is how many events the engine dispatched (those of skipped
+	// periods included: what the detailed run dispatches), when the run
+	// reports it; with the wall time it gives the cost of one event. Never
+	// recorded, like Skipped.
+	Events uint64 `msgpack:"-" json:"-"`
 }
 
 // RunFunc runs one simulation. It must depend only on spec (deterministic

@@ -92,10 +92,10 @@ type CPU struct {
 
 // Kernel is the OS state of one simulated machine.
 type Kernel struct {
-	Cfg      Config
-	e        *sim.Engine
-	mem      *sim.Memory
-	CPUs     []*CPU
+	Cfg  Config
+	e    *sim.Engine
+	mem  *sim.Memory
+	CPUs []*CPU
 	// handlers by line, as sim numbers them (0..63)
 	handlers [64]func(p *sim.Proc, irq sim.IRQ)
 	next     sim.Addr // bump allocator for lock words and per-CPU data

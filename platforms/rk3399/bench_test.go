@@ -48,11 +48,23 @@ func experiment(b *testing.B, name string) platforms.Experiment {
 	return platforms.Experiment{}
 }
 
-// runLoop times one run of variant at params, seed 1.
+// runLoop times one run of variant at params, seed 1, and reports the
+// events it dispatched and the wall time per event (BenchmarkEngine's
+// ns/op is the same figure for empty events).
 func runLoop(b *testing.B, e platforms.Experiment, variant string, params map[string]float64) {
+	var events uint64
 	for b.Loop() {
-		if _, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: variant, Params: params, Seed: 1}); err != nil {
+		r, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: variant, Params: params, Seed: 1})
+		if err != nil {
 			b.Fatal(err)
 		}
+		events = r.Events
 	}
+	reportEvents(b, events)
+}
+
+// reportEvents reports events per run and wall nanoseconds per event.
+func reportEvents(b *testing.B, events uint64) {
+	b.ReportMetric(float64(events), "events/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
 }

@@ -85,7 +85,7 @@ func runWait(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace}, nil
+	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace, Events: r.Events}, nil
 }
 
 func runSplit(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
@@ -111,7 +111,7 @@ func runSplit(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult,
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace}, nil
+	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace, Events: r.Events}, nil
 }
 
 // scalingParams are the lock-scaling workload: every thread hammers one lock
@@ -193,7 +193,7 @@ func runLockScaling(ctx context.Context, spec platforms.RunSpec) (platforms.RunR
 	}
 	m := withOS(metrics(w, r), w, r)
 	m["handoff_ns"] = r.Handoffs.Mean().Nanos()
-	return platforms.RunResult{Metrics: m, Trace: w.Trace}, nil
+	return platforms.RunResult{Metrics: m, Trace: w.Trace, Events: r.Events}, nil
 }
 
 func spinlockWait() platforms.Experiment {

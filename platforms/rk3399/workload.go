@@ -95,6 +95,8 @@ type Result struct {
 	// idle); Schedules the schedule() calls of the tiered policy.
 	Idle      sim.Time
 	Schedules int
+	// Events is how many events the engine dispatched (for lab bench).
+	Events uint64
 }
 
 // StallPct is the share of the used cores' time spent waiting for a lock.
@@ -303,6 +305,7 @@ func (r *run) spinUnlockIRQRestore(p *sim.Proc, a acquisition) {
 func (r *run) result() Result {
 	res := r.res
 	res.Elapsed = r.e.Now()
+	res.Events = r.e.Events()
 	for _, c := range r.counters {
 		res.Counter += r.mem.Peek(c)
 	}

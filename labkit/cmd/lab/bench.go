@@ -85,6 +85,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
 
 	fig["engine_events_per_s"] = sim.BenchEngine(*events)
+	fig["engine_ns_per_event"] = 1e9 / fig["engine_events_per_s"].(float64)
 
 	timeDefault := func(key, name string, variants ...string) *labkit.Result {
 		res, err := timeRun(ctx, name, variants, labkit.RunOptions{})
@@ -158,7 +159,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // table lists the figures measured, in a fixed order.
 func (fig benchFigures) table() labkit.Table {
 	t := labkit.Table{Title: "lab bench", Header: []string{"figure", "value"}}
-	keys := []string{"engine_events_per_s", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
+	keys := []string{"engine_events_per_s", "engine_ns_per_event", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
+		"esp32_mutex_2m_events", "esp32_mutex_2m_detailed_ns_per_event",
 		"esp32_all_variants_1m_wall_s", "rk3399_default_wall_s", "sweep_runs", "sweep_experiment",
 		"sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores"}
 	for _, sc := range scalings {
@@ -295,7 +297,9 @@ func timeRun(ctx context.Context, name string, variants []string, opts labkit.Ru
 // esp32Detailed times the mutex run at the article's size without
 // fast-forward (every iteration simulated), checks that its metrics and
 // samples equal those of the fast-forwarded run fast, bit for bit, and
-// reports the share of simulated time fast-forward skipped.
+// reports the share of simulated time fast-forward skipped, the events the
+// run dispatches and the detailed run's wall time per event (beside the
+// bare engine's: the floor an event costs).
 func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) error {
 	slow, err := timeRun(ctx, esp32Experiment, []string{"mutex"}, labkit.RunOptions{Detailed: true})
 	if err != nil {
@@ -316,6 +320,10 @@ func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) e
 		return err
 	}
 	fig["esp32_mutex_2m_skipped_pct"] = 100 * rr.Skipped
+	if rr.Events > 0 { // fast-forward advances the count with the run: the detailed run's
+		fig["esp32_mutex_2m_events"] = rr.Events
+		fig["esp32_mutex_2m_detailed_ns_per_event"] = slow.WallS * 1e9 / float64(rr.Events)
+	}
 	return nil
 }
 
