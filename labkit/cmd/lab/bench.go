@@ -156,7 +156,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// table lists the figures measured, in a fixed order.
+// table lists the figures measured, in a fixed order, numbers written for
+// people (-json keeps them exact).
 func (fig benchFigures) table() labkit.Table {
 	t := labkit.Table{Title: "lab bench", Header: []string{"figure", "value"}}
 	keys := []string{"engine_events_per_s", "engine_ns_per_event", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
@@ -178,9 +179,18 @@ func (fig benchFigures) table() labkit.Table {
 	}
 	keys = append(keys, "gomaxprocs")
 	for _, k := range keys {
-		if v, ok := fig[k]; ok {
-			t.Rows = append(t.Rows, []string{k, fmt.Sprint(v)})
+		v, ok := fig[k]
+		if !ok {
+			continue
 		}
+		s := fmt.Sprint(v)
+		switch x := v.(type) {
+		case float64:
+			s = labkit.Num(x)
+		case uint64:
+			s = labkit.Num(float64(x))
+		}
+		t.Rows = append(t.Rows, []string{k, s})
 	}
 	return t
 }

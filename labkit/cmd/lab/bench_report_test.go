@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -30,5 +31,18 @@ func TestBenchReport(t *testing.T) {
 	}
 	if strings.Contains(page, "vs cores") {
 		t.Error("report draws the cores slope, which was not measured")
+	}
+}
+
+// The table writes numbers for people, in the fixed order, and leaves out
+// the figures not measured.
+func TestBenchTable(t *testing.T) {
+	fig := benchFigures{"gomaxprocs": 2, "engine_events_per_s": 2.0465752011959e7, "engine_ns_per_event": 48.8621185,
+		"esp32_mutex_2m_events": uint64(39805746), "sweep_experiment": "rk3399-spinlock-wait variant wfe"}
+	got := fig.table().Rows
+	want := [][]string{{"engine_events_per_s", "20,465,752"}, {"engine_ns_per_event", "48.86"},
+		{"esp32_mutex_2m_events", "39,805,746"}, {"sweep_experiment", "rk3399-spinlock-wait variant wfe"}, {"gomaxprocs", "2"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rows %q, want %q", got, want)
 	}
 }
