@@ -218,6 +218,20 @@ func benchReport(fig benchFigures) *labkit.Report {
 				sc.axis, "s", x, labkit.Series{Name: "measured", Values: wall}, labkit.Series{Name: "linear fit", Values: linearFit(x, wall)}),
 			labkit.Lines(fmt.Sprintf("Peak RSS vs %s (%s)", sc.axis, what),
 				sc.axis, "MB", x, labkit.Series{Name: "measured", Values: rss}, labkit.Series{Name: "linear fit", Values: linearFit(x, rss)}))
+		if sc.ops != "" && !slices.ContainsFunc(pts, func(p scalingPoint) bool { return p.Ops <= 0 }) {
+			perOp := make([]float64, len(pts))
+			counts := make([]string, len(pts))
+			for i, p := range pts {
+				perOp[i] = 1e6 * p.WallS / p.Ops
+				counts[i] = fmt.Sprintf("%s at %g", labkit.Num(p.Ops), p.Value)
+			}
+			counts[0] += " " + sc.axis
+			r.Markdown(fmt.Sprintf("Each point simulates the same time, and a contended lock serializes the work: the wall time "+
+				"follows how many %ss fit in it (%s), which depends on how far the lock travels. Per %s:",
+				sc.op, strings.Join(counts, ", "), sc.op))
+			r.Chart(labkit.Lines(fmt.Sprintf("Wall time per %s vs %s (%s)", sc.op, sc.axis, what),
+				sc.axis, "µs", x, labkit.Series{Name: "measured", Values: perOp}))
+		}
 	}
 	return r.Table(fig.table())
 }
@@ -380,14 +394,20 @@ type scaling struct {
 	sets                      []string // other settings of every point
 	per                       float64  // the slopes' unit of the parameter
 	unit                      string   // its name in the figures' keys
+	// ops, when set, is the metric that counts the work a point did, when
+	// the parameter does not fix it (a run of fixed simulated time): the
+	// report also draws the wall time per op, the cost that the work hides.
+	ops, op string
 }
 
 // scalings are lab bench's slopes: ESP32 iterations (the article's mutex
 // run, fast-forwarded as lab run does it) and cores (lock-scaling's
-// qspinlock, 200 ms of simulated time: shorter runs time mostly noise).
+// qspinlock, 200 ms of simulated time: shorter runs time mostly noise; how
+// many critical sections fit in it depends on where the lock travels).
 var scalings = []scaling{
 	{axis: "iterations", experiment: esp32Experiment, variant: "mutex", values: []float64{1e5, 3e5, 1e6, 3e6, 1e7}, per: 1e6, unit: "1e6"},
-	{axis: "cores", experiment: "lock-scaling", variant: "qspinlock", values: []float64{2, 4, 8, 16, 32, 64}, sets: []string{"duration_ms=200"}, per: 1, unit: "core"},
+	{axis: "cores", experiment: "lock-scaling", variant: "qspinlock", values: []float64{2, 4, 8, 16, 32, 64}, sets: []string{"duration_ms=200"}, per: 1, unit: "core",
+		ops: "counter", op: "critical section"},
 }
 
 // keys lists the figures of s, for the table.
@@ -423,6 +443,7 @@ type scalingPoint struct {
 	Value     float64 `json:"value"`
 	WallS     float64 `json:"wall_s"`
 	PeakRSSMB float64 `json:"peak_rss_mb"`
+	Ops       float64 `json:"ops,omitempty"` // the work done (scaling.ops), when counted
 }
 
 // measure runs the series and adds its figures.
@@ -457,6 +478,9 @@ func (s scaling) measure(ctx context.Context, fig benchFigures) error {
 			return err
 		}
 		pt := scalingPoint{Value: v, WallS: res.WallS, PeakRSSMB: float64(rssKB) / 1024}
+		if s.ops != "" {
+			pt.Ops = res.Mean(s.variant, 0, s.ops)
+		}
 		pts = append(pts, pt)
 		x, wall, rss = append(x, v/s.per), append(wall, pt.WallS), append(rss, pt.PeakRSSMB)
 		logX, logWall = append(logX, math.Log(v)), append(logWall, math.Log(pt.WallS))

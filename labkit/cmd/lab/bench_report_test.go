@@ -21,7 +21,7 @@ func TestLinearFit(t *testing.T) {
 // only for those.
 func TestBenchReport(t *testing.T) {
 	fig := benchFigures{"gomaxprocs": 2, "engine_events_per_s": 2.5e7, "iterations_wall_exponent": 1.01,
-		"iterations_points": []scalingPoint{{1e5, 0.01, 20}, {1e6, 0.1, 21}, {1e7, 1, 22}}}
+		"iterations_points": []scalingPoint{{Value: 1e5, WallS: 0.01, PeakRSSMB: 20}, {Value: 1e6, WallS: 0.1, PeakRSSMB: 21}, {Value: 1e7, WallS: 1, PeakRSSMB: 22}}}
 	page := benchReport(fig).HTML()
 	for _, want := range []string{"Wall time vs iterations (esp32-critical-section mutex): exponent 1.01",
 		"Peak RSS vs iterations", "linear fit", "engine_events_per_s"} {
@@ -44,5 +44,21 @@ func TestBenchTable(t *testing.T) {
 		{"esp32_mutex_2m_events", "39,805,746"}, {"sweep_experiment", "rk3399-spinlock-wait variant wfe"}, {"gomaxprocs", "2"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rows %q, want %q", got, want)
+	}
+}
+
+// A slope whose points count their work (cores: runs of fixed simulated
+// time) also draws the wall time per op, from every point's count.
+func TestBenchReportPerOp(t *testing.T) {
+	pts := []scalingPoint{{2, 0.19, 13, 181659}, {4, 0.58, 13, 167918}, {8, 0.43, 13, 109370}}
+	page := benchReport(benchFigures{"gomaxprocs": 2, "cores_points": pts}).HTML()
+	for _, want := range []string{"Wall time per critical section vs cores (lock-scaling qspinlock)", "(181,659 at 2 cores, 167,918 at 4, 109,370 at 8)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	pts[1].Ops = 0 // a run that counted nothing: no cost per op to draw
+	if page := benchReport(benchFigures{"gomaxprocs": 2, "cores_points": pts}).HTML(); strings.Contains(page, "Wall time per critical section") {
+		t.Error("report draws a cost per op from a point without a count")
 	}
 }
