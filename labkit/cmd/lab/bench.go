@@ -161,7 +161,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func (fig benchFigures) table() labkit.Table {
 	t := labkit.Table{Title: "lab bench", Header: []string{"figure", "value"}}
 	keys := []string{"engine_events_per_s", "engine_ns_per_event", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
-		"esp32_mutex_2m_events", "esp32_mutex_2m_detailed_ns_per_event",
+		"esp32_mutex_2m_events", "esp32_mutex_2m_detailed_ns_per_event", "esp32_mutex_2m_events_at_engine_speed_s",
 		"esp32_all_variants_1m_wall_s", "rk3399_default_wall_s", "sweep_runs", "sweep_experiment",
 		"sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores"}
 	for _, sc := range scalings {
@@ -347,6 +347,11 @@ func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) e
 	if rr.Events > 0 { // fast-forward advances the count with the run: the detailed run's
 		fig["esp32_mutex_2m_events"] = rr.Events
 		fig["esp32_mutex_2m_detailed_ns_per_event"] = slow.WallS * 1e9 / float64(rr.Events)
+		if ns, ok := fig["engine_ns_per_event"].(float64); ok {
+			// The floor of any detailed run with these events: each at the
+			// cost of an empty one, the model doing nothing.
+			fig["esp32_mutex_2m_events_at_engine_speed_s"] = float64(rr.Events) * ns / 1e9
+		}
 	}
 	return nil
 }
