@@ -71,12 +71,12 @@ func (l *lockBase) Word() sim.Addr { return l.word }
 
 // ownedLock keeps CONFIG_DEBUG_SPINLOCK's owner bookkeeping around a lock,
 // and which CPUs' contexts queue on a fair lock (in Go, outside the modelled
-// memory, so it costs no simulated time; kept per CPU, and named only in a
-// report, because it runs on every acquisition). A CPU that tries to take a lock it
-// already holds can never get it, nor can an interrupt handler that queues
-// on a fair lock (qspinlock, ticket) behind the context it interrupted: the
-// lock is served to that context first, which cannot run on until the
-// handler returns. The kernel reports the first as "BUG: spinlock cpu
+// memory, so it costs no simulated time; kept per CPU and named only in a
+// report, since it runs on every acquisition). A CPU that tries to take a
+// lock it already holds can never get it, nor can an interrupt handler that
+// queues on a fair lock (qspinlock, ticket) behind the context it
+// interrupted: the lock is served to that context first, which cannot run
+// on until the handler returns. The kernel reports the first as "BUG: spinlock cpu
 // recursion" with the debug option (lockdep flags both); without it the
 // CPU spins until the hard-lockup watchdog fires. It is why a lock an
 // interrupt handler takes must be taken with spin_lock_irqsave. The run
