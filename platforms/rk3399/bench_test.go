@@ -60,11 +60,6 @@ func runLoop(b *testing.B, e platforms.Experiment, variant string, params map[st
 		}
 		events = r.Events
 	}
-	reportEvents(b, events)
-}
-
-// reportEvents reports events per run and wall nanoseconds per event.
-func reportEvents(b *testing.B, events uint64) {
 	b.ReportMetric(float64(events), "events/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
 }
