@@ -168,7 +168,7 @@ func (fig benchFigures) table() labkit.Table {
 		keys = append(keys, sc.keys()...)
 	}
 	keys = append(keys, "simgrid_wall_s", "simgrid_over_synclab_esp32", "simgrid_over_synclab_esp32_detailed",
-		"simpy_wall_s", "simpy_over_synclab_esp32", "simpy_over_synclab_esp32_detailed", "notebooks_cold", "notebooks_cold_wall_s")
+		"simpy_wall_s", "simpy_over_synclab_esp32", "simpy_over_synclab_esp32_detailed", "notebooks_cold", "notebooks_cold_wall_s", "notebooks_cold_cpu_s")
 	keys = append(keys, fig.notebookKeys()...)
 	if _, ok := fig["against_revision"]; ok {
 		keys = append(keys, "against_revision")

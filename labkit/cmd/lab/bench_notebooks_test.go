@@ -45,6 +45,11 @@ func TestBenchNotebooks(t *testing.T) {
 	if one <= 0 || total < one || fig["notebooks_cold"] != "tiny" {
 		t.Errorf("figures %v: want notebooks_cold tiny, notebook_tiny_wall_s > 0 and a total at least as long", fig)
 	}
+	// nbconvert, the kernel and a cell's go build take a second of CPU or
+	// more; the bench's own goroutines are not counted.
+	if cpu, _ := fig["notebooks_cold_cpu_s"].(float64); cpu < 0.5 {
+		t.Errorf("notebooks_cold_cpu_s = %v, want the CPU of the processes the export ran (a second or more)", cpu)
+	}
 	if got := os.Getenv("SYNCLAB_RESULTS"); got != mine {
 		t.Errorf("SYNCLAB_RESULTS is %q after the bench, want the caller's %q back", got, mine)
 	}
