@@ -396,28 +396,6 @@ func (c *Core) skipPolls(st *condState) bool {
 	return held
 }
 
-// advance lets time pass on c to t: it moves the clock there when nothing
-// else can happen first (settling spinners' polls due before it) and
-// reports false; otherwise it sets the core waiting in kind, schedules its
-// wake at t and reports true. Proc.waitUntil and the steps of a CondWait
-// both wait with it; a wait that interrupts end (kind != waitNone) checks
-// for a deliverable interrupt first.
-func (c *Core) advance(t Time, kind waitKind) bool {
-	e := c.e
-	for {
-		if e.canRunTo(t) {
-			e.now = t
-			return false
-		}
-		if !e.inlinePoll(t) {
-			break
-		}
-	}
-	c.wait = kind
-	c.wakeAt(t, WakeTimer)
-	return true
-}
-
 // condResume runs the next step of c's CondWait from its wake event (the
 // process's resumption, counted as one), and resumes the process when the
 // wait ends or interrupts are due.

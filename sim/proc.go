@@ -226,6 +226,28 @@ func (p *Proc) SwitchTo(q *Proc) {
 	}
 }
 
+// advance lets time pass on c to t: it moves the clock there when nothing
+// else can happen first (settling spinners' polls due before it) and
+// reports false; otherwise it sets the core waiting in kind, schedules its
+// wake at t and reports true. Proc.waitUntil and the steps of a CondWait
+// both wait with it; for a wait that interrupts end (kind != waitNone) they
+// check for a deliverable interrupt before calling it.
+func (c *Core) advance(t Time, kind waitKind) bool {
+	e := c.e
+	for {
+		if e.canRunTo(t) {
+			e.now = t
+			return false
+		}
+		if !e.inlinePoll(t) {
+			break
+		}
+	}
+	c.wait = kind
+	c.wakeAt(t, WakeTimer)
+	return true
+}
+
 // waitUntil lets time pass on p's core to t in the given wait kind. It
 // returns early when something wakes the core (an interrupt, an event),
 // reporting the cause; WakeTimer means t was reached.
