@@ -16,9 +16,10 @@ import (
 // so until something outside the period intervenes: an event whose time
 // did not move with the period (a tick, a peripheral, the time limit) or a
 // loop that ends. Fast-forward then adds k·D to every number at once, k
-// periods that end at least one period (and the reach of every pending
-// event) before the first such boundary, and the run goes on in detail
-// from there. The result is the one the
+// periods that end, with the reach of every pending event, strictly before
+// the first such event (at its instant a process would go on before it, where
+// the detailed run yields to it) and at least one period before a loop
+// ends, and the run goes on in detail from there. The result is the one the
 // detailed run gives, bit for bit (tests compare the two on every
 // workload that enables it); nothing is estimated.
 //
@@ -164,7 +165,7 @@ type FastForwardStats struct {
 const (
 	ffMaxPeriod = 64 // loop heads per period looked for
 	ffRing      = 2*ffMaxPeriod + 1
-	ffMargin    = 1 // periods left to simulate before a boundary
+	ffMargin    = 1 // periods left to simulate before a loop ends or the event budget runs out
 )
 
 type ffwd struct {
@@ -365,7 +366,7 @@ func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
 		}
 	}
 	if ext != never {
-		bound(int64((ext-now-reach)/per) - ffMargin)
+		bound(int64((ext - now - reach - 1) / per)) // ends before ext, strictly (see above)
 	}
 	for _, l := range c.loops {
 		if d := f.d[l.done]; d > 0 && l.n >= 0 {

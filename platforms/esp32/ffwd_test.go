@@ -53,6 +53,33 @@ func TestFastForwardExact(t *testing.T) {
 	}
 }
 
+// TestFastForwardStopsBeforeBoundary: a jump must end strictly before the
+// next event that does not move with the period. Here, skipping as far as
+// the boundary allows lands a task on its loop head at the very instant of
+// a tick (81 ms, seed 775): it would go on before the tick, where the
+// detailed run makes it yield to the tick first (found by a wide run of
+// TestFastForwardExactRandom: 36 kernel-lock contentions instead of 33).
+func TestFastForwardStopsBeforeBoundary(t *testing.T) {
+	vals := map[string]float64{KeyIterations: 4000, KeyTasks: 3, KeyPinning: 0, KeyPriorities: 1, KeyCSCycles: 300,
+		KeyLoopCycles: 0, KeyTickHz: 1000, KeyCPUMHz: 160, KeyCrosscoreISR: 139, KeyIRQEntry: 224,
+		KeySpinlockPair: 212, KeySRAMLatency: 2, KeySwitchSelect: 312, KeyTickBody: 374}
+	fast, err := RunCriticalSection(context.Background(), VariantBinary, vals, 775, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := RunCriticalSection(context.Background(), VariantBinary, vals, 775, RunOptions{Detailed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fast.FastForward.Skips == 0 {
+		t.Fatal("nothing skipped: the test would prove nothing")
+	}
+	fast.FastForward, slow.FastForward = sim.FastForwardStats{}, sim.FastForwardStats{}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("fast-forwarded run differs from the detailed run:\nfast %+v\nslow %+v", brief(fast), brief(slow))
+	}
+}
+
 // brief drops the per-interrupt samples from r, for a readable failure.
 func brief(r CSResult) CSResult {
 	r.IRQLatencyUS = nil
