@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"synclab/data"
 	"synclab/platforms"
@@ -19,6 +21,9 @@ type ReferenceRow struct {
 	Experiment string
 	platforms.Reference
 }
+
+// referenceColumns are the columns of a reference TSV file, in order.
+var referenceColumns = []string{"article", "experiment", "variant", "metric", "value", "unit", "quote"}
 
 // ParseReferences parses reference TSV text (columns article, experiment,
 // variant, metric, value, unit, quote; a header line starting with
@@ -32,8 +37,16 @@ func ParseReferences(name, text string) ([]ReferenceRow, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 7 {
-			return nil, fmt.Errorf("%s:%d: %d columns, want 7 (article, experiment, variant, metric, value, unit, quote)", name, n, len(f))
+		if len(f) != len(referenceColumns) {
+			return nil, fmt.Errorf("%s:%d: %d columns, want %d (%s)", name, n, len(f), len(referenceColumns), strings.Join(referenceColumns, ", "))
+		}
+		for i, c := range f {
+			// A control character in a field (a stray carriage return from
+			// mixed line endings, say) is corruption, not data.
+			if j := strings.IndexFunc(c, unicode.IsControl); j >= 0 {
+				r, _ := utf8.DecodeRuneInString(c[j:])
+				return nil, fmt.Errorf("%s:%d: %s %q holds the control character %q", name, n, referenceColumns[i], c, r)
+			}
 		}
 		v, err := strconv.ParseFloat(f[4], 64)
 		if err != nil {

@@ -120,8 +120,16 @@ func TestEmbeddedReferences(t *testing.T) {
 	if refs := ReferencesFor("rk3399-spinlock-wait"); len(refs) != 6 || refs[0].Variant != "wfe" || refs[0].Value != 0.12 {
 		t.Errorf("ReferencesFor rk3399: %+v", refs)
 	}
-	if _, err := ParseReferences("x.tsv", "a\tb\tc\n"); err == nil || !strings.Contains(err.Error(), "x.tsv:1") {
-		t.Errorf("bad TSV: %v", err)
+	for _, bad := range []struct{ text, want string }{
+		{"a\tb\tc\n", "x.tsv:1: 3 columns, want 7"},
+		{"# c\na\te\tv\tm\tnope\tms\tq\n", `x.tsv:2: value "nope" is not a number`},
+		// A stray carriage return (the scanner drops one before the newline) is corruption.
+		{"a\te\tv\tm\t5\tms\tq\r\r\n", `x.tsv:1: quote "q\r" holds the control character '\r'`},
+		{"a\x00\te\tv\tm\t5\tms\tq\n", `x.tsv:1: article "a\x00" holds the control character '\x00'`},
+	} {
+		if _, err := ParseReferences("x.tsv", bad.text); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("ParseReferences(%q) = %v, want an error containing %q", bad.text, err, bad.want)
+		}
 	}
 }
 
