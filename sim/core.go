@@ -97,8 +97,11 @@ func (cc CoreConfig) Validate() error {
 	return nil
 }
 
-// IRQ is an interrupt line number, local to each core (0..63).
+// IRQ is an interrupt line number, local to each core: 0 to IRQLines-1.
 type IRQ uint8
+
+// IRQLines is the number of interrupt lines of each core.
+const IRQLines = 64
 
 // Handler runs an interrupt on the core's current process: it is called
 // with the interrupt level raised to the line's level.
@@ -134,13 +137,13 @@ type Core struct {
 	resid []Time
 
 	// Interrupts.
-	level    int      // current interrupt level: lines at or below it are masked
-	pending  uint64   // pending lines
-	raised   uint64   // lines raised at least once (their raisedAt and latency are in use)
-	raisedAt [64]Time // assertion time of each pending line
-	lineLvl  [64]int  // level of each line (>= 1)
+	level    int            // current interrupt level: lines at or below it are masked
+	pending  uint64         // pending lines
+	raised   uint64         // lines raised at least once (their raisedAt and latency are in use)
+	raisedAt [IRQLines]Time // assertion time of each pending line
+	lineLvl  [IRQLines]int  // level of each line (>= 1)
 	handler  Handler
-	latency  [64]Histogram
+	latency  [IRQLines]Histogram
 
 	// ARM event register and exclusive monitor.
 	event   bool
@@ -299,8 +302,8 @@ func trailing(x uint64) IRQ { return IRQ(bits.TrailingZeros64(x)) }
 // Raise asserts interrupt line irq on this core now. An interrupt already
 // pending stays pending once (its first assertion time counts).
 func (c *Core) Raise(irq IRQ) {
-	if irq >= 64 {
-		panic(fmt.Sprintf("sim: IRQ %d out of range 0..63", irq))
+	if irq >= IRQLines {
+		panic(fmt.Sprintf("sim: IRQ %d out of range 0..%d", irq, IRQLines-1))
 	}
 	bit := uint64(1) << irq
 	if c.pending&bit == 0 {

@@ -187,6 +187,7 @@ func TestBadInput(t *testing.T) {
 		{"no cores", e.Run(context.Background()), "cores: 0"},
 		{"timer period", newRig(t, 1, false, nil).e.Cores()[0].NewTimer(1).Periodic(0, 0), "period = 0"},
 		{"device", second(newRig(t, 1, false, nil).e.Cores()[0].NewDevice("uart", 1, -1, false)), `device "uart": mean period = -0.001ns`},
+		{"device line", second(newRig(t, 1, false, nil).e.Cores()[0].NewDevice("uart", IRQLines, Microsecond, false)), `device "uart": irq = 64 out of range 0..63`},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tc.name, tc.err, tc.want)

@@ -95,6 +95,9 @@ func (c *Core) NewDevice(name string, irq IRQ, mean Time, random bool) (*Device,
 	if mean <= 0 {
 		return nil, fmt.Errorf("device %q: mean period = %v must be > 0", name, mean)
 	}
+	if irq >= IRQLines {
+		return nil, fmt.Errorf("device %q: irq = %d out of range 0..%d", name, irq, IRQLines-1)
+	}
 	d := &Device{Name: name, c: c, irq: irq, mean: mean, random: random, stream: c.e.Stream("device/" + name)}
 	d.ev = NewEvent(d.fire, true)
 	c.e.devices = append(c.e.devices, d)

@@ -96,8 +96,8 @@ type Kernel struct {
 	e    *sim.Engine
 	mem  *sim.Memory
 	CPUs []*CPU
-	// handlers by line, as sim numbers them (0..63)
-	handlers [64]func(p *sim.Proc, irq sim.IRQ)
+	// handlers by line, as sim numbers them
+	handlers [sim.IRQLines]func(p *sim.Proc, irq sim.IRQ)
 	next     sim.Addr // bump allocator for lock words and per-CPU data
 	end      sim.Addr
 	line     sim.Addr
@@ -158,8 +158,14 @@ func (k *Kernel) Alloc(size uint64) (sim.Addr, error) {
 	return a, nil
 }
 
-// Handle registers fn for irq (request_irq).
-func (k *Kernel) Handle(irq sim.IRQ, fn func(p *sim.Proc, irq sim.IRQ)) { k.handlers[irq] = fn }
+// Handle registers fn for irq (request_irq); irq must be a line sim
+// has (below sim.IRQLines).
+func (k *Kernel) Handle(irq sim.IRQ, fn func(p *sim.Proc, irq sim.IRQ)) {
+	if irq >= sim.IRQLines {
+		panic(fmt.Sprintf("linux: Handle: IRQ %d out of range 0..%d", irq, sim.IRQLines-1))
+	}
+	k.handlers[irq] = fn
+}
 
 // Device attaches a device interrupt on cpu's line irq: periodic or Poisson
 // arrivals with the given mean gap, handled by fn.
@@ -167,8 +173,12 @@ func (k *Kernel) Device(name string, cpu int, irq sim.IRQ, mean sim.Time, random
 	if cpu < 0 || cpu >= len(k.CPUs) {
 		return nil, fmt.Errorf("linux: device %q: cpu = %d out of range [0, %d)", name, cpu, len(k.CPUs))
 	}
+	d, err := k.CPUs[cpu].Core.NewDevice(name, irq, mean, random)
+	if err != nil {
+		return nil, fmt.Errorf("linux: %w", err)
+	}
 	k.Handle(irq, fn)
-	return k.CPUs[cpu].Core.NewDevice(name, irq, mean, random)
+	return d, nil
 }
 
 func (k *Kernel) cpu(p *sim.Proc) *CPU { return k.CPUs[p.Core().ID] }

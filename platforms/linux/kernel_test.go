@@ -29,6 +29,7 @@ func TestErrorsNameTheField(t *testing.T) {
 		{"lock's wait", func() error { w := good; w.SpinLimit = -1; _, err := r.k.NewSpinlock(linux.QSpinlock, w); return err }, "SpinLimit = -1"},
 		{"memory", func() error { _, err := r.k.Alloc(size); return err }, "out of kernel memory"},
 		{"device cpu", func() error { _, err := r.k.Device("d", 2, linux.IRQDevice, sim.Millisecond, false, nil); return err }, "cpu = 2 out of range"},
+		{"device line", func() error { _, err := r.k.Device("d", 0, sim.IRQLines, sim.Millisecond, false, nil); return err }, `linux: device "d": irq = 64 out of range`},
 		{"no cores", func() error { _, err := linux.New(r.e, nil, r.e.Memory(), base, size, testConfig()); return err }, "no cores"},
 		{"mode name", func() error { _, err := linux.ParseMode("yield"); return err }, `wait mode "yield" unknown`},
 		{"WFET timeout", func() error { w := wait(linux.WFET); w.Timeout = 0; return w.Validate() }, "Timeout = 0ns must be > 0"},

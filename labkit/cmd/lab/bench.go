@@ -344,7 +344,7 @@ func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) e
 		return err
 	}
 	fig["esp32_mutex_2m_skipped_pct"] = 100 * rr.Skipped
-	if rr.Events > 0 { // fast-forward advances the count with the run: the detailed run's
+	if rr.Events > 0 { // fast-forward counts the events of the periods it skips: this is the detailed run's count
 		fig["esp32_mutex_2m_events"] = rr.Events
 		fig["esp32_mutex_2m_detailed_ns_per_event"] = slow.WallS * 1e9 / float64(rr.Events)
 		if ns, ok := fig["engine_ns_per_event"].(float64); ok {
