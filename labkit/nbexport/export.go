@@ -70,6 +70,9 @@ type Event struct {
 	// Files is nil when the notebook starts, the files written when done.
 	Files   []string
 	Elapsed time.Duration
+	// Note, when set, is a remark made while the notebook runs (its
+	// kernel died while starting and is started again); Files is nil.
+	Note string
 }
 
 // BadInputError is an export refused before any work: a missing or broken
@@ -182,7 +185,8 @@ func Export(ctx context.Context, notebooks []string, opts Options) error {
 		nb := notebooks[i]
 		start := time.Now()
 		progress(Event{Notebook: nb, Index: i, Total: len(notebooks)})
-		files, err := exportOne(ctx, tools, nb, opts)
+		note := func(s string) { progress(Event{Notebook: nb, Index: i, Total: len(notebooks), Note: s}) }
+		files, err := exportOne(ctx, tools, nb, opts, note)
 		if err != nil {
 			return err
 		}
@@ -213,6 +217,29 @@ func longestFirst(notebooks []string) []int {
 	return order
 }
 
+// startAttempts is how many times an export starts a notebook's kernel when it dies while
+// starting. That can happen for reasons outside the notebook: jupyter_client picks a kernel's five
+// ports by binding and closing them, so two kernels starting side by side can race for one
+// (jupyter/nbconvert issue 1066, "zmq.error.ZMQError: Address already in use"). Such a kernel ran
+// no cell, so starting the notebook again is safe.
+const startAttempts = 3
+
+// execute runs the prepared notebook in into dir/executed.ipynb, with the kernel's session records
+// in session; it starts it again (saying so to note) while its kernel dies before it answers.
+func execute(ctx context.Context, tools Tools, in, dir, session string, note func(string)) (string, error) {
+	for attempt := 1; ; attempt++ {
+		log, err := nbconvert(ctx, tools, filepath.Dir(in), true, []string{SessionEnv + "=" + session},
+			"--to", "notebook", "--output-dir", dir, "--output", "executed", in)
+		if err == nil || ctx.Err() != nil || !diedStarting(log) || attempt == startAttempts {
+			return log, err
+		}
+		note(fmt.Sprintf("the kernel died while starting (%s); starting it again, attempt %d of %d", kernelFatal(log), attempt+1, startAttempts))
+		if err := os.Remove(session); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return log, err
+		}
+	}
+}
+
 // OutputPath returns the HTML path Export writes for a notebook.
 func OutputPath(notebook, outDir string) string {
 	return filepath.Join(outDir, strings.TrimSuffix(filepath.Base(notebook), filepath.Ext(notebook))+".html")
@@ -222,7 +249,7 @@ func OutputPath(notebook, outDir string) string {
 // (parameters, markers around markdown, hidden code) into a notebook,
 // finish it (title block, summary, stamp, no empty outputs) and convert it
 // to HTML, which is made self-contained and safe.
-func exportOne(ctx context.Context, tools Tools, path string, opts Options) ([]string, error) {
+func exportOne(ctx context.Context, tools Tools, path string, opts Options, note func(string)) ([]string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -254,8 +281,7 @@ func exportOne(ctx context.Context, tools Tools, path string, opts Options) ([]s
 	defer os.Remove(in)
 	session := filepath.Join(tmp, "session.jsonl")
 	start := time.Now()
-	log, err := nbconvert(ctx, tools, filepath.Dir(abs), true, []string{SessionEnv + "=" + session},
-		"--to", "notebook", "--output-dir", tmp, "--output", "executed", in)
+	log, err := execute(ctx, tools, in, tmp, session, note)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: interrupted after %s: %w", path, time.Since(start).Round(time.Second), ctx.Err())

@@ -257,6 +257,9 @@ func diagnose(ctx context.Context, tools Tools, notebook, log string) string {
 		if strings.Contains(log, "No such kernel named") {
 			return "the GoNB kernel is not installed: run scripts/setup.sh\n" + tail(log, 10)
 		}
+		if diedStarting(log) {
+			return fmt.Sprintf("the GoNB kernel died while starting, %d times, before it ran a cell (%s; nbclient: Kernel died before replying to kernel_info)", startAttempts, kernelFatal(log))
+		}
 		if strings.Contains(log, "Timeout") || strings.Contains(log, "timed out") {
 			return fmt.Sprintf("a cell timed out (limit %s; SYNCLAB_CELL_TIMEOUT sets it in seconds)\n%s", cellTimeout(), tail(log, 15))
 		}
@@ -276,6 +279,26 @@ func diagnose(ctx context.Context, tools Tools, notebook, log string) string {
 		msg += "--- cell output ---\n" + tail(outputs, 40) + "\n"
 	}
 	return msg
+}
+
+// diedStarting reports whether nbconvert's log says the kernel exited before it answered its first
+// request, that is before it ran any cell (nbclient's message).
+func diedStarting(log string) bool {
+	return strings.Contains(log, "Kernel died before replying to kernel_info")
+}
+
+// klogFatal finds a kernel's fatal log line (GoNB logs with klog: F1201 15:04:05.000000 pid
+// file:line] [kernel id] message) and its message.
+var klogFatal = regexp.MustCompile(`(?m)^F\d{4} [^\]]*\] (?:\[[0-9a-f]+\] )?(.*)$`)
+
+// kernelFatal returns what the kernel said when it exited: its last fatal log line (which the
+// lines kept by tail leave out, with the rest of its log), or that it said nothing.
+func kernelFatal(log string) string {
+	m := klogFatal.FindAllStringSubmatch(stripANSI(log), -1)
+	if m == nil {
+		return "it logged no fatal error"
+	}
+	return "it said: " + strings.TrimSpace(m[len(m)-1][1])
 }
 
 // cellIndex numbers a cell among all cells and among code cells, from 1.

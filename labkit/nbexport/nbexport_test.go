@@ -540,6 +540,109 @@ func TestExportFailingCell(t *testing.T) {
 	}
 }
 
+// TestExportRestartsAKernelDyingAtStart: a kernel that dies while starting, before it runs a cell,
+// is started again, and the export says so with the kernel's own fatal error; a kernel that dies
+// at every start fails the export after startAttempts starts, with that error.
+func TestExportRestartsAKernelDyingAtStart(t *testing.T) {
+	tools := needJupyter(t)
+	for _, c := range []struct {
+		name   string
+		deaths int
+	}{{"dies once", 1}, {"always dies", startAttempts}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			starts := filepath.Join(dir, "starts")
+			t.Setenv("SYNCLAB_ROOT", dyingKernelTools(t, tools, starts, c.deaths).Root)
+			nb := writeTestNotebook(t, dir, "k.ipynb", code("%%\nfmt.Println(\"ran\")"))
+			var notes []string
+			out := filepath.Join(dir, "out")
+			err := Export(context.Background(), []string{nb}, Options{OutDir: out, Progress: func(e Event) {
+				if e.Note != "" {
+					notes = append(notes, e.Note)
+				}
+			}})
+			n, _ := os.ReadFile(starts)
+			if got := strings.Count(string(n), "start"); got != min(c.deaths+1, startAttempts) {
+				t.Errorf("the kernel was started %d times, want %d", got, min(c.deaths+1, startAttempts))
+			}
+			if len(notes) != min(c.deaths, startAttempts-1) {
+				t.Errorf("notes %q, want one for each restart", notes)
+			}
+			for i, n := range notes {
+				if want := fmt.Sprintf("attempt %d of %d", i+2, startAttempts); !strings.Contains(n, "died while starting") ||
+					!strings.Contains(n, "bind: address already in use") || !strings.Contains(n, want) {
+					t.Errorf("note %q does not say the kernel died, what it said and %q", n, want)
+				}
+			}
+			_, statErr := os.Stat(OutputPath(nb, out))
+			if c.deaths < startAttempts {
+				if err != nil || statErr != nil {
+					t.Errorf("export after a restart: %v (report: %v)", err, statErr)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("died while starting, %d times", startAttempts)) ||
+				!strings.Contains(err.Error(), "bind: address already in use") {
+				t.Errorf("error %v, want the kernel's deaths and its fatal error", err)
+			}
+			if statErr == nil {
+				t.Error("a report was written although the notebook never ran")
+			}
+		})
+	}
+}
+
+// dyingKernelTools makes a setup that shares tools' assets and kernel, but whose report kernel
+// first logs a fatal error (as GoNB does when it cannot bind a port) and exits at its first deaths
+// starts, each appended to the file starts.
+func dyingKernelTools(t *testing.T, tools Tools, starts string, deaths int) Tools {
+	t.Helper()
+	root := t.TempDir()
+	dst := Tools{Root: root}
+	if err := os.MkdirAll(dst.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"bin", "echarts", "requirejs", "mathjax", "jupyter"} {
+		if err := os.Symlink(filepath.Join(tools.Dir(), d), filepath.Join(dst.Dir(), d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(tools.Dir(), "jupyter-report", "kernels", kernelName, "kernel.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		t.Fatal(err)
+	}
+	argv := spec["argv"].([]any)
+	script := filepath.Join(root, "dying-gonb")
+	body := fmt.Sprintf(`#!/bin/sh
+echo start >> '%s'
+if [ "$(grep -c start '%s')" -le %d ]; then
+	echo 'F1201 09:00:00.000000    4242 main.go:224] [0badcafe] Failed to start kernel: listen tcp 127.0.0.1:41234: bind: address already in use' >&2
+	exit 255
+fi
+exec '%s' "$@"
+`, starts, starts, deaths, argv[0])
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	argv[0] = script
+	raw, err = json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kdir := filepath.Join(dst.Dir(), "jupyter-report", "kernels", kernelName)
+	if err := os.MkdirAll(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kdir, "kernel.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
 // TestExportSideBySide: notebooks exported two at a time each get their report, progress calls
 // never overlap, and when one fails the error is that notebook's own failure, not the
 // interruption of the one stopped beside it, and the stopped one writes no report.

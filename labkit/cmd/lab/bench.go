@@ -118,7 +118,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		note("slopes: skipped (-scaling=false)")
 	}
 	if *notebooks != "" {
-		if err := benchNotebooks(ctx, fig, *notebooks); err != nil {
+		if err := benchNotebooks(ctx, fig, *notebooks, note); err != nil {
 			note("notebooks_cold_wall_s: %v", err)
 		}
 	}

@@ -58,6 +58,10 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	done := 0
 	opts.Progress = func(e nbexport.Event) {
 		name := filepath.Base(e.Notebook)
+		if e.Note != "" {
+			status.say(name + ": " + e.Note)
+			return
+		}
 		if e.Files == nil {
 			running = append(running, name)
 		} else {
@@ -123,6 +127,18 @@ func newStatusLine(w io.Writer) *statusLine {
 func (s *statusLine) show(text string) {
 	s.mu.Lock()
 	s.text, s.set = text, time.Now()
+	s.mu.Unlock()
+	s.draw()
+}
+
+// say prints a line of its own (on a terminal, in place of the status,
+// which is drawn again below it).
+func (s *statusLine) say(line string) {
+	s.mu.Lock()
+	if s.done != nil {
+		fmt.Fprint(s.w, "\r\033[K")
+	}
+	fmt.Fprintln(s.w, line)
 	s.mu.Unlock()
 	s.draw()
 }
