@@ -404,12 +404,12 @@ func htmlToText(h string) string {
 
 func stripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
 
-// tail returns the last n lines of s that are not kernel log lines (klog) or Go stack frames of the
-// kernel's own shutdown.
+// tail returns the last n lines of s, leaving out the kernel's log lines (klog) but its fatal ones,
+// which say why it exited.
 func tail(s string, n int) string {
 	var keep []string
 	for _, l := range strings.Split(stripANSI(s), "\n") {
-		if klogLine.MatchString(l) {
+		if klogLine.MatchString(l) && l[0] != 'F' {
 			continue
 		}
 		keep = append(keep, l)

@@ -1008,3 +1008,31 @@ func TestNbconvertCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestTail: an error keeps the last lines of nbconvert's log without the kernel's info, warning and
+// error log lines, but with its fatal one, and without terminal colours.
+func TestTail(t *testing.T) {
+	log := "I1201 09:00:00.000000    7 main.go:187] \x1b[43m[0badcafe]\x1b[0m Logging\n" +
+		"E1201 09:00:00.000001    7 main.go:191] [0badcafe] Error message\n" +
+		"F1201 09:00:00.000002    7 main.go:224] \x1b[43m[0badcafe]\x1b[0m Failed to start kernel: bind: address already in use\n" +
+		"Traceback (most recent call last):\n" +
+		"RuntimeError: Kernel died before replying to kernel_info"
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{1, "RuntimeError: Kernel died before replying to kernel_info"},
+		{9, "F1201 09:00:00.000002    7 main.go:224] [0badcafe] Failed to start kernel: bind: address already in use\n" +
+			"Traceback (most recent call last):\nRuntimeError: Kernel died before replying to kernel_info"},
+	} {
+		if got := tail(log, c.n); got != c.want {
+			t.Errorf("tail(log, %d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	if got, want := kernelFatal(log), "it said: Failed to start kernel: bind: address already in use"; got != want {
+		t.Errorf("kernelFatal = %q, want %q", got, want)
+	}
+	if got := kernelFatal("RuntimeError: Kernel died before replying to kernel_info"); got != "it logged no fatal error" {
+		t.Errorf("kernelFatal of a log without a fatal line = %q", got)
+	}
+}
