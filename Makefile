@@ -17,12 +17,13 @@ export LAB_HOST LAB_PORT LAB_TOKEN
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 REPORTS   ?= reports
 
-.PHONY: help setup setup-test lab lab-cli test test-fuzz test-board test-image test-slurm report clean-tools
+.PHONY: help setup setup-test lab lab-cli test test-race test-fuzz test-board test-image test-slurm report clean-tools
 
 help:
 	@echo "make lab     install what is missing (once), then start Jupyter on notebooks/ ($(LAB_HOST):$(LAB_PORT), token auth)"
 	@echo "make test    go vet, every Go test, every notebook executed headless and its HTML checked (Chromium),"
 	@echo "             then make test-slurm and make test-image"
+	@echo "make test-race   the engine, the runner and its worker pool under the race detector"
 	@echo "make test-fuzz   each fuzz target for $(FUZZTIME) (result files, merge, journal, references, -set, -shard, notebooks)"
 	@echo "make test-board  the board benchmarks cross-compiled for arm64 and smoke-run under qemu-user"
 	@echo "make test-slurm  the README's Slurm script on a one-node Slurm cluster (root)"
@@ -48,9 +49,14 @@ test: setup-test
 	go vet ./...
 	results=$$(mktemp -d) && trap 'rm -rf "$$results"' EXIT && \
 		SYNCLAB_RESULTS=$$results SYNCLAB_E2E=1 go test -count=1 -timeout 30m ./...
-	@$(MAKE) --no-print-directory test-fuzz test-board
+	@$(MAKE) --no-print-directory test-race test-fuzz test-board
 	@scripts/test-slurm.sh
 	@scripts/test-image.sh
+
+# The engine's coroutines and the runner's workers under the race detector: runs go side by side, and
+# a data race between them would break bit-identical results (the tests compare GOMAXPROCS settings).
+test-race:
+	go test -race -count=1 ./sim/... ./labkit ./labkit/internal/pool
 
 # A short fuzzing run of each target, from its seed corpus (-fuzzminimizetime keeps the workers fuzzing).
 # Budgets count executions, not seconds: with go1.26 a -fuzztime in seconds can end a clean run with

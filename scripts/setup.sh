@@ -4,12 +4,13 @@
 #   scripts/setup.sh [--test]
 #   scripts/setup.sh --peers
 #
-# --test (or SYNCLAB_SETUP_TEST=1) also installs Debian's chromium and a CJK font for the headless report check.
+# --test (or SYNCLAB_SETUP_TEST=1) also installs Debian's chromium and a CJK font for the headless report check,
+#   and gcc for the race detector (go test -race needs cgo).
 # --peers does only what `lab bench` needs for its peer simulators (bench/peers): Debian's
 #   libsimgrid-dev, g++ and python3-simpy, and the SimGrid peer compiled into .tools/peers.
 #
 # Steps, each skipped when already done:
-#   1. Debian packages jupyter-notebook, jupyter-nbconvert (+ chromium, fonts-wqy-microhei with --test): apt-get as root,
+#   1. Debian packages jupyter-notebook, jupyter-nbconvert (+ chromium, fonts-wqy-microhei, gcc with --test): apt-get as root,
 #      otherwise print exactly what to install and exit 1.
 #   2. gonb and goimports built from go.mod's tool pins into .tools/bin, gopls into .tools/gopls.
 #   3. Offline web assets from the npm registry, integrity-checked: echarts (.tools/echarts), require.js
@@ -47,7 +48,7 @@ for arg in "$@"; do
 		exit 0
 		;;
 	-h | --help)
-		sed -n '2,24p' "${BASH_SOURCE[0]}"
+		sed -n '2,23p' "${BASH_SOURCE[0]}"
 		exit 0
 		;;
 	*)
@@ -123,6 +124,8 @@ fi
 missing=()
 if ! have_cmd jupyter-notebook; then missing+=(jupyter-notebook); fi
 if ! have_cmd jupyter-nbconvert; then missing+=(jupyter-nbconvert); fi
+# make test-race: the race detector needs cgo, hence a C compiler.
+if [[ "$want_test" == 1 ]] && ! have_cmd gcc; then missing+=(gcc libc6-dev); fi
 need_fetch_tool=0
 if ! have_cmd npm && ! have_cmd curl; then
 	need_fetch_tool=1
