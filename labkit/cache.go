@@ -19,21 +19,22 @@ import (
 //   - A complete cached result with the same key is returned as it is
 //     (Result.From names its file), with the current definition's prose and
 //     reference numbers, which do not change runs.
-//   - Otherwise the runs are computed, each successful one kept in a
-//     journal beside the result file as soon as it finishes; the runs an
-//     interrupted call left there are reused (Result.Reused, also said on
-//     opts.Log), so the same call again computes only the missing runs and
-//     returns what an uninterrupted call would. A complete result is saved
-//     and its journal removed.
+//   - Otherwise the runs are computed, each kept in a journal beside the
+//     result file as soon as it finishes; the runs an interrupted call left
+//     there are reused (Result.Reused, also said on opts.Log), so the same
+//     call again computes only the missing runs and returns what an
+//     uninterrupted call would. A complete result is saved and its journal
+//     removed.
 //
 // opts.Fresh recomputes every run; opts.NoCache and opts.Trace bypass the
 // store, and so does a run function that is not part of the synclab module
 // (defined in a notebook cell or another module: the lab cannot name its
 // code), which RunExperiment says once on opts.Log. An unreadable or
 // inconsistent cache file is reported on opts.Log with its path and
-// recomputed. When runs fail it returns the partial result (never cached;
-// its successful runs stay in the journal) and a *RunsFailedError, as
-// Execute does.
+// recomputed. When runs failed it returns the result with a
+// *RunsFailedError, as Execute does, whether it computed the result or read
+// it: a failed run (a simulated deadlock, say) is a result like the others,
+// cached with them, since computing it again fails the same way.
 func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions) (*Result, error) {
 	b, err := newBatch(e, opts.Shard)
 	if err != nil {
@@ -53,7 +54,7 @@ func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions)
 	if !opts.Fresh {
 		if res := b.cached(ctx, path, logw); res != nil {
 			removeStaleJournal(path)
-			return res, nil
+			return res, res.RunsFailed()
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -63,21 +64,21 @@ func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions)
 		return nil, err
 	}
 	res, err := b.execute(ctx, opts)
-	if err != nil {
+	if !res.Complete {
 		if jerr := b.journal.close(); jerr != nil {
 			fmt.Fprintf(logw, "labkit: %v\n", jerr)
 		}
 		return res, err
 	}
-	if err := save(ctx, path, res); err != nil {
-		fmt.Fprintf(logw, "labkit: cannot cache result (its runs stay in the journal): %v\n", err)
+	if serr := save(ctx, path, res); serr != nil {
+		fmt.Fprintf(logw, "labkit: cannot cache result (its runs stay in the journal): %v\n", serr)
 		_ = b.journal.close()
-		return res, nil
+		return res, err
 	}
-	if err := b.journal.remove(); err != nil {
-		fmt.Fprintf(logw, "labkit: %v\n", err)
+	if jerr := b.journal.remove(); jerr != nil {
+		fmt.Fprintf(logw, "labkit: %v\n", jerr)
 	}
-	return res, nil
+	return res, err
 }
 
 // noStore is said once when no result store directory is known.
@@ -138,9 +139,6 @@ func (b *batch) openJournal(ctx context.Context, path string, fresh bool, logw i
 	}
 	h := journalHeader{Experiment: b.e.Name, Hash: b.hash, Code: b.code.Key(), Shard: b.shard}
 	accept := func(run Run) error {
-		if run.Failed() {
-			return errors.New("failed runs are not journaled")
-		}
 		_, err := check.job(run)
 		return err
 	}
@@ -164,7 +162,7 @@ func (b *batch) openJournal(ctx context.Context, path string, fresh bool, logw i
 		}
 	}
 	if b.reused > 0 {
-		fmt.Fprintf(logw, "labkit: %s: reused %d of %d runs from an incomplete run (interrupted, or with failed runs, which are computed again)\n", b.e.Name, b.reused, len(b.done))
+		fmt.Fprintf(logw, "labkit: %s: reused %d of %d runs from an interrupted run\n", b.e.Name, b.reused, len(b.done))
 	}
 	return nil
 }

@@ -155,7 +155,11 @@ func (c *checker) job(run Run) (int, error) {
 	if want := RunSeed(c.e.Seed, run.Variant, run.Point, run.Repeat); run.Seed != want {
 		return 0, fmt.Errorf("run %d has seed %d, its seed is %d", j, run.Seed, want)
 	}
-	if !run.Failed() {
+	if run.Failed() {
+		if len(run.Metrics) > 0 || len(run.Samples) > 0 {
+			return 0, fmt.Errorf("run %d failed (%s) but has metrics", j, run.Err)
+		}
+	} else {
 		for _, m := range c.e.Metrics {
 			if _, ok := run.Metrics[m.Name]; !ok {
 				return 0, fmt.Errorf("run %d lacks metric %s", j, m.Name)
@@ -168,7 +172,7 @@ func (c *checker) job(run Run) (int, error) {
 // check validates a result read from a file or built by hand: its definition
 // is valid and hashes to Hash, its shard exists, and its runs are runs of
 // that shard in job order, each once, with every metric, as many as the
-// shard has when Complete (which also means no run failed).
+// shard has when Complete.
 func (r *Result) check(ctx context.Context) error {
 	if err := validate(r.Experiment); err != nil {
 		return err
@@ -195,9 +199,6 @@ func (r *Result) check(ctx context.Context) error {
 		}
 		if j <= prev {
 			return fmt.Errorf("run %d repeated or out of job order", j)
-		}
-		if run.Failed() && r.Complete {
-			return fmt.Errorf("complete result with a failed run (%d)", j)
 		}
 		prev = j
 	}

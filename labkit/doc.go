@@ -28,6 +28,7 @@
 //
 // A run that fails (a simulated deadlock at one parameter point) does not
 // sink the experiment: its error is kept in the Result (Run.Err), left out
-// of the statistics and shown in the tables, claims and reports, and the
-// result is never cached as complete (see RunsFailedError).
+// of the statistics and shown in the tables, claims and reports. Runs are
+// deterministic, so a failed run is cached like the others, and every call
+// returning it says so with a *RunsFailedError.
 package labkit

@@ -41,7 +41,8 @@ type RunDoc struct {
 	Code       string `json:"code"`
 	Seed       uint64 `json:"seed"`
 	Repeats    int    `json:"repeats"`
-	// Shard is "all" or "i/n"; Complete is false when runs failed.
+	// Shard is "all" or "i/n"; Complete is false when runs failed (as
+	// schema v1 says) or the run was interrupted.
 	Shard    string `json:"shard"`
 	Complete bool   `json:"complete"`
 	// Params are every parameter's value at the default sweep point and
@@ -123,7 +124,7 @@ func NewRunDoc(r *Result, runs bool) RunDoc {
 	e := r.Experiment
 	def := r.DefaultPoint()
 	doc := RunDoc{Schema: RunSchema, Experiment: e.Name, Platform: e.Platform, Definition: r.Hash, Code: r.Code.String(),
-		Seed: e.Seed, Repeats: e.Repeats, Shard: r.Shard.String(), Complete: r.Complete,
+		Seed: e.Seed, Repeats: e.Repeats, Shard: r.Shard.String(), Complete: r.Complete && len(r.Failures()) == 0,
 		Params: e.PointParams(def), Axes: e.Sweep, Metrics: e.Metrics,
 		Cells: []DocCell{}, Reference: []DocReference{}, Failures: []DocFailure{}}
 	if doc.Axes == nil {

@@ -71,7 +71,7 @@ func TestFailedRunsRoundTripThroughTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(back.Failures()), 6; got != want || back.Complete || !strings.Contains(back.Failures()[0].Err, "deadlock") {
+	if got, want := len(back.Failures()), 6; got != want || !back.Complete || !strings.Contains(back.Failures()[0].Err, "deadlock") {
 		t.Fatalf("decoded %d failures (want %d), complete=%v", got, want, back.Complete)
 	}
 }

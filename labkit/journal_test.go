@@ -16,15 +16,15 @@ import (
 	"synclab/platforms"
 )
 
-// interruptAfter returns a run function that runs fixtureRun n times, then
+// interruptAfter returns a run function that runs run n times, then
 // cancels cancel and fails like an interrupted run, counting its calls.
-func interruptAfter(n int32, cancel context.CancelFunc, calls *atomic.Int32) platforms.RunFunc {
+func interruptAfter(n int32, cancel context.CancelFunc, calls *atomic.Int32, run platforms.RunFunc) platforms.RunFunc {
 	return func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 		if calls.Add(1) > n {
 			cancel()
 			return platforms.RunResult{}, ctx.Err()
 		}
-		return fixtureRun(ctx, spec)
+		return run(ctx, spec)
 	}
 }
 
@@ -36,15 +36,20 @@ func counted(calls *atomic.Int32) platforms.RunFunc {
 	}
 }
 
-// interrupted runs e through the store with a run function cancelled after
-// n runs (one worker) and checks that the call reports the interruption.
+// interrupted runs e through the store with its run function (fixtureRun
+// when it has none) cancelled after n runs (one worker) and checks that the
+// call reports the interruption.
 func interrupted(t *testing.T, e platforms.Experiment, opts RunOptions, n int32) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var calls atomic.Int32
 	opts.Workers = 1
-	res, err := RunExperiment(ctx, withRun(e, interruptAfter(n, cancel, &calls)), opts)
+	run := e.Run
+	if run == nil {
+		run = fixtureRun
+	}
+	res, err := RunExperiment(ctx, withRun(e, interruptAfter(n, cancel, &calls, run)), opts)
 	if !errors.Is(err, context.Canceled) || res == nil || len(res.Runs) != int(n) {
 		t.Fatalf("interrupted run: %v, %+v", err, res)
 	}
@@ -69,7 +74,7 @@ func TestResumeComputesOnlyTheMissingRuns(t *testing.T) {
 	if err != nil || res.Reused != 12 || calls.Load() != 18 || res.From != "" {
 		t.Fatalf("resumed run: %v, reused %d, computed %d, want 12 and 18", err, res.Reused, calls.Load())
 	}
-	if !strings.Contains(log.String(), "reused 12 of 30 runs from an incomplete run") {
+	if !strings.Contains(log.String(), "reused 12 of 30 runs from an interrupted run") {
 		t.Errorf("log does not say what was reused: %q", log.String())
 	}
 	if RunsDiff(res, whole) != "" {

@@ -107,8 +107,10 @@ type Result struct {
 	// Runs are in job order: variant, then sweep point, then repeat. They
 	// include failed runs (Run.Err set).
 	Runs []Run `msgpack:"runs" json:"runs"`
-	// Complete is true when every run of the shard finished and none
-	// failed; only complete results are cached or merged.
+	// Complete is true when every run of the shard finished (some may
+	// have failed); only complete results are cached or merged. A failed
+	// run is kept like any other: a run is a function of its definition,
+	// seed and code, so computing it again fails the same way.
 	Complete bool `msgpack:"complete" json:"complete"`
 	// From is the result file RunExperiment read this result from, ""
 	// when it computed it (in memory only).
@@ -252,7 +254,7 @@ func relaxGC() (restore func()) {
 // When ctx is cancelled, it returns the finished runs in a result with
 // Complete false, and an error wrapping ctx.Err(). A failing run (an
 // error from run, or a missing metric) does not stop the others: it is
-// recorded with its error in Runs, the result is not Complete, and the
+// recorded with its error in Runs (the result is still Complete), and the
 // error returned with it is a *RunsFailedError counting the failures.
 func Execute(ctx context.Context, e platforms.Experiment, opts RunOptions) (*Result, error) {
 	b, err := newBatch(e, opts.Shard)
@@ -356,19 +358,30 @@ func (b *batch) execute(ctx context.Context, opts RunOptions) (*Result, error) {
 		}
 	}
 	res.WallS = time.Since(start).Seconds()
-	var errs []error
-	if len(res.Runs) < len(b.done) {
-		errs = append(errs, fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(b.done), context.Cause(ctx)))
+	res.Complete = len(res.Runs) == len(b.done)
+	var interrupted error
+	if !res.Complete {
+		interrupted = fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(b.done), context.Cause(ctx))
 	}
-	if failed := res.Failures(); len(failed) > 0 {
-		errs = append(errs, &RunsFailedError{Experiment: e.Name, Failed: len(failed), Total: len(b.done),
-			First: res.RunLabel(failed[0]) + ": " + failed[0].Err})
-	}
-	res.Complete = len(errs) == 0
-	return res, errors.Join(errs...)
+	return res, errors.Join(interrupted, res.failed(len(b.done)))
 }
 
-// run computes the shard's k-th run and journals it when it succeeded; it
+// RunsFailed returns a *RunsFailedError counting the failed runs of a
+// complete result, or nil when none failed.
+func (r *Result) RunsFailed() error { return r.failed(len(r.Runs)) }
+
+// failed returns a *RunsFailedError counting r's failed runs out of total,
+// or nil when none failed.
+func (r *Result) failed(total int) error {
+	failed := r.Failures()
+	if len(failed) == 0 {
+		return nil
+	}
+	return &RunsFailedError{Experiment: r.Experiment.Name, Failed: len(failed), Total: total,
+		First: r.RunLabel(failed[0]) + ": " + failed[0].Err}
+}
+
+// run computes the shard's k-th run and journals it, failed or not; it
 // returns nil when ctx was cancelled before the run finished.
 func (b *batch) run(ctx context.Context, k int, opts RunOptions) *Run {
 	e := b.e
@@ -390,9 +403,9 @@ func (b *batch) run(ctx context.Context, k int, opts RunOptions) *Run {
 		r.Err = err.Error()
 	default:
 		r.Metrics, r.Samples, r.Trace = rr.Metrics, rr.Samples, rr.Trace
-		if b.journal != nil {
-			b.journal.add(*r)
-		}
+	}
+	if b.journal != nil {
+		b.journal.add(*r)
 	}
 	return r
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -136,8 +136,9 @@ func TestRunnerKeepsOtherRunsWhenOneFails(t *testing.T) {
 		if !errors.As(err, &rf) || rf.Failed != tc.wantFailed || rf.Total != 30 || !containsAll(err.Error(), append([]string{"variant " + tc.failVariant}, tc.want...)...) {
 			t.Fatalf("%s: err = %v, want %d of 30 failed naming %v", tc.name, err, tc.wantFailed, tc.want)
 		}
-		if res == nil || res.Complete || len(res.Runs) != 30 || len(res.Failures()) != tc.wantFailed {
-			t.Fatalf("%s: want all 30 runs kept, %d failed, not complete; got %+v", tc.name, tc.wantFailed, res)
+		if res == nil || !res.Complete || len(res.Runs) != 30 || len(res.Failures()) != tc.wantFailed {
+			t.Fatalf("%s: want all 30 runs kept, %d failed, complete; got %d runs, %d failed, complete %v",
+				tc.name, tc.wantFailed, len(res.Runs), len(res.Failures()), res.Complete)
 		}
 		for _, f := range res.Failures() {
 			if f.Variant != tc.failVariant || f.Point != tc.failPoint || f.Metrics != nil || !containsAll(f.Err, tc.want...) {
@@ -168,42 +169,58 @@ func TestRunnerKeepsOtherRunsWhenOneFails(t *testing.T) {
 	}
 }
 
-func TestFailedRunsAreNeverCachedOrMerged(t *testing.T) {
+// A failed run (a simulated deadlock) is a result like the others, since a
+// run is a function of its definition, seed and code: it is journaled,
+// cached and merged, and every call that returns it reports the same
+// RunsFailedError, computed or read.
+func TestFailedRunsAreJournaledCachedAndMerged(t *testing.T) {
+	e := withRun(sweptFixture(t), deadlockAt) // the last 5 of 30 runs deadlock
+	whole, wantErr := Execute(context.Background(), e, RunOptions{Progress: NoProgress})
+	var rf *RunsFailedError
+	if !errors.As(wantErr, &rf) || rf.Failed != 5 || rf.Total != 30 || !whole.Complete {
+		t.Fatalf("Execute: %v, complete %v", wantErr, whole.Complete)
+	}
 	dir := t.TempDir()
-	e := sweptFixture(t)
-	opts := RunOptions{Dir: dir, Progress: NoProgress}
+	var log strings.Builder
+	opts := RunOptions{Dir: dir, Progress: NoProgress, Log: &log}
+	interrupted(t, e, opts, 27) // 25 runs, then 2 of the failing ones
+	path := CachePath(dir, e, Shard{})
 	var calls atomic.Int32
-	e.Run = func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+	count := func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 		calls.Add(1)
 		return deadlockAt(ctx, spec)
 	}
-	var results []*Result
-	for i := range 2 {
-		res, err := RunExperiment(context.Background(), e, opts)
-		var rf *RunsFailedError
-		if !errors.As(err, &rf) || res == nil || len(res.Runs) != 30 || rf.Failed != 5 {
-			t.Fatalf("call %d: want a partial result and a RunsFailedError, got %v", i, err)
+	for i, want := range []struct {
+		calls, reused int32
+		from          string
+	}{{3, 27, ""}, {3, 0, path}} { // resumed from the journal, then read from the store
+		res, err := RunExperiment(context.Background(), withRun(e, count), opts)
+		if err == nil || err.Error() != wantErr.Error() {
+			t.Fatalf("call %d: err = %v, want %v", i, err, wantErr)
 		}
-		if _, err := os.Stat(CachePath(dir, e, Shard{})); !errors.Is(err, os.ErrNotExist) {
-			t.Fatalf("call %d: a result with failed runs was cached (%v)", i, err)
+		if calls.Load() != want.calls || int32(res.Reused) != want.reused || res.From != want.from || !res.Complete {
+			t.Fatalf("call %d: computed %d runs, reused %d, from %q, complete %v; want %d, %d, %q, true",
+				i, calls.Load(), res.Reused, res.From, res.Complete, want.calls, want.reused, want.from)
 		}
-		if res.matches(e.Hash(), Shard{}, CurrentCode()) {
-			t.Fatalf("call %d: a result with failed runs stands for a complete one", i)
+		if d := RunsDiff(res, whole); d != "" {
+			t.Fatalf("call %d: differs from one uninterrupted computation: %s", i, d)
 		}
-		results = append(results, res)
 	}
-	// The successful runs stay in the journal; the failed ones are
-	// recomputed (and fail again) by the second call.
-	if calls.Load() != 35 || results[1].Reused != 25 || !reflect.DeepEqual(tidy(results[0]), tidy(results[1])) {
-		t.Fatalf("runs executed %d (reused %d), want 30 then the 5 failed ones again, same result", calls.Load(), results[1].Reused)
+	assertOnly(t, dir, filepath.Base(path))
+	if !strings.Contains(log.String(), "reused 27 of 30 runs from an interrupted run") {
+		t.Errorf("log does not say what was reused: %q", log.String())
 	}
 	var parts []*Result
 	for i := range 2 {
-		p, _ := Execute(context.Background(), withRun(e, deadlockAt), RunOptions{Shard: Shard{Index: i, Count: 2}, Progress: NoProgress})
+		p, _ := Execute(context.Background(), e, RunOptions{Shard: Shard{Index: i, Count: 2}, Progress: NoProgress})
 		parts = append(parts, p)
 	}
-	if _, err := Merge(parts...); err == nil || !containsAll(err.Error(), "failed runs", "deadlock") {
-		t.Fatalf("Merge of shards with failed runs: err = %v", err)
+	merged, err := Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := RunsDiff(merged, whole); d != "" || merged.RunsFailed() == nil || merged.RunsFailed().Error() != wantErr.Error() {
+		t.Fatalf("merged shards: %s; %v, want %v", d, merged.RunsFailed(), wantErr)
 	}
 }
 
@@ -296,7 +313,7 @@ func TestCancelStopsALargeRun(t *testing.T) {
 	e.Repeats = MaxRuns / 6
 	ctx, cancel := context.WithCancel(context.Background())
 	var calls, finished atomic.Int32
-	interrupt := interruptAfter(50, cancel, &calls)
+	interrupt := interruptAfter(50, cancel, &calls, fixtureRun)
 	run := func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 		r, err := interrupt(ctx, spec)
 		if err == nil {

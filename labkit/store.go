@@ -239,8 +239,8 @@ func cachePath(dir, name, hash string, shard Shard) string {
 // Merge combines shard results of one experiment into a complete result. It
 // checks that each part is consistent (as Decode does), that all share the
 // definition hash and a known code version (CodeVersion.Key), and that each
-// of the n shards is present exactly once and complete (not interrupted, no
-// failed runs).
+// of the n shards is present exactly once and complete (not interrupted).
+// Failed runs are merged like the others (see RunsFailed).
 func Merge(parts ...*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no result files")
@@ -261,8 +261,6 @@ func Merge(parts ...*Result) (*Result, error) {
 			return nil, fmt.Errorf("merge: shards %s and %s computed by different code (%s vs %s)", first.Shard, p.Shard, first.Code, p.Code)
 		case max(p.Shard.Count, 1) != n:
 			return nil, fmt.Errorf("merge: shard %s does not belong to a split in %d", p.Shard, n)
-		case len(p.Failures()) > 0:
-			return nil, fmt.Errorf("merge: shard %s has %d failed runs (first: %s: %s)", p.Shard, len(p.Failures()), p.RunLabel(p.Failures()[0]), p.Failures()[0].Err)
 		case !p.Complete:
 			return nil, fmt.Errorf("merge: shard %s is incomplete (interrupted run)", p.Shard)
 		case seen[p.Shard.Index]:

@@ -214,7 +214,7 @@ func TestDecodeValidatesTheResult(t *testing.T) {
 			r.Experiment.Params[0].Max, r.Experiment.Sweep[0].Values[2] = math.Inf(1), math.Inf(1)
 		}, "sweep over work: value +Inf"},
 		{"too many runs", func(r *Result) { r.Experiment.Repeats = MaxRuns; r.Hash = r.Experiment.Hash() }, "more than the 1000000"},
-		{"complete with a failure", func(r *Result) { r.Runs[2].Err = "boom" }, "complete result with a failed run"},
+		{"failed run with metrics", func(r *Result) { r.Runs[2].Err = "boom" }, "run 2 failed (boom) but has metrics"},
 	}
 	for _, tc := range tests {
 		r := *res
@@ -229,15 +229,17 @@ func TestDecodeValidatesTheResult(t *testing.T) {
 			t.Errorf("%s: Decode = %v, want ErrCorrupt with %q", tc.name, err, tc.want)
 		}
 	}
-	// An incomplete result (saved by lab run -result after runs failed)
-	// may lack runs and hold failures.
-	r := *res
-	r.Runs = slices.Clone(res.Runs[:10])
-	r.Runs[2].Err, r.Runs[2].Metrics = "boom", nil
-	r.Complete = false
-	b, _ := Encode(&r)
-	if got, err := Decode(b); err != nil || len(got.Runs) != 10 || len(got.Failures()) != 1 {
-		t.Fatalf("incomplete result: %v", err)
+	// A result may hold failed runs (complete or not); an incomplete one
+	// (an interrupted run's) may lack runs.
+	for _, n := range []int{len(res.Runs), 10} {
+		r := *res
+		r.Runs = slices.Clone(res.Runs[:n])
+		r.Runs[2].Err, r.Runs[2].Metrics, r.Runs[2].Samples = "boom", nil, nil
+		r.Complete = n == len(res.Runs)
+		b, _ := Encode(&r)
+		if got, err := Decode(b); err != nil || len(got.Runs) != n || len(got.Failures()) != 1 {
+			t.Fatalf("result of %d runs, one failed: %v", n, err)
+		}
 	}
 }
 

@@ -217,7 +217,7 @@ func (l Ledger) Run(ctx context.Context, lookup func(string) (platforms.Experime
 		}
 		res, err := labkit.RunExperiment(ctx, e, opts)
 		var failed *labkit.RunsFailedError
-		if err != nil && !errors.As(err, &failed) {
+		if err != nil && (!errors.As(err, &failed) || ctx.Err() != nil) { // an interrupted result is partial
 			return nil, fmt.Errorf("ledger: run %s: %w", r.Name, err)
 		}
 		results[r.Name] = res

@@ -16,7 +16,7 @@ import (
 	"synclab/labkit"
 )
 
-var reusedRe = regexp.MustCompile(`reused (\d+) of \d+ runs from an incomplete run`)
+var reusedRe = regexp.MustCompile(`reused (\d+) of \d+ runs from an interrupted run`)
 
 // buildLab builds the lab command into a temporary directory.
 func buildLab(t *testing.T) string {

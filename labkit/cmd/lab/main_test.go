@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -218,10 +219,47 @@ func TestRunWithFailedRuns(t *testing.T) {
 				t.Errorf("%s: want exactly one JSON object: %v", tc.name, err)
 			}
 		}
-		// Nothing was cached: the store stays empty.
-		if files, _ := filepath.Glob(filepath.Join(os.Getenv("SYNCLAB_RESULTS"), "*.msgpack")); wantCode == 1 && len(files) > 0 {
-			t.Errorf("%s: cached %v", tc.name, files)
+		// A failed run is a result: the same command reads it from the
+		// store and says the same.
+		code2, out2, stderr2 := runCLI(t, append([]string{"run", "cli-deadlock"}, tc.args...)...)
+		if code2 != code || !containsAll(out2, tc.want...) || !strings.Contains(stderr2, tc.stderr) {
+			t.Errorf("%s: from the store: exit %d, stdout %s\nstderr: %s", tc.name, code2, out2, stderr2)
 		}
+		if !slices.Contains(tc.args, "-json") && !strings.Contains(out2, "from the cache: ") {
+			t.Errorf("%s: the second run was not served from the store:\n%s", tc.name, out2)
+		}
+	}
+}
+
+// Shards with failed runs merge into the result an unsharded run gives,
+// failures included, and lab merge exits with status 1 as lab run does.
+func TestMergeKeepsFailedRuns(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SYNCLAB_RESULTS", dir)
+	var parts []string
+	for i := range 2 {
+		part := filepath.Join(dir, fmt.Sprintf("part-%d.msgpack", i))
+		if code, out, stderr := runCLI(t, "run", "cli-deadlock", "-shard", fmt.Sprintf("%d/2", i), "-result", part); code != 1 || !strings.Contains(out, "written to "+part) {
+			t.Fatalf("shard %d: exit %d\n%s\n%s", i, code, out, stderr)
+		}
+		parts = append(parts, part)
+	}
+	merged := filepath.Join(dir, "merged.msgpack")
+	code, out, stderr := runCLI(t, append(append([]string{"merge"}, parts...), "-o", merged)...)
+	if code != 1 || !containsAll(out, "merged 2 shards (8 runs)", "8 runs (2 FAILED)", "worker/1 (core 1) waits on wfe on lock") ||
+		!strings.Contains(stderr, "2 of 8 runs failed (kept the others)") {
+		t.Fatalf("merge: exit %d\n%s\nstderr: %s", code, out, stderr)
+	}
+	if _, _, stderr := runCLI(t, "run", "cli-deadlock", "-result", filepath.Join(dir, "whole.msgpack")); !strings.Contains(stderr, "2 of 8 runs failed") {
+		t.Fatalf("unsharded run: %s", stderr)
+	}
+	a, errA := labkit.Load(merged)
+	b, errB := labkit.Load(filepath.Join(dir, "whole.msgpack"))
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if d := labkit.RunsDiff(a, b); d != "" {
+		t.Fatalf("merged shards differ from the unsharded run: %s", d)
 	}
 }
 

@@ -102,12 +102,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	wall := time.Since(start).Seconds()
-	if f.result != "" && runErr != nil {
-		// A result with failed runs is saved incomplete: lab merge refuses it.
-		if err := labkit.Save(f.result, res); err != nil {
-			return err
-		}
-	}
 	if opts.Shard.Count > 1 {
 		return printShard(stdout, res, opts, runErr)
 	}
@@ -188,8 +182,6 @@ func printShard(w io.Writer, res *labkit.Result, opts labkit.RunOptions, runErr 
 	case res.From != "":
 		path = res.From + " (from the cache)"
 	case path != "":
-	case runErr != nil:
-		path = "nowhere (runs failed; the store keeps complete results only)"
 	default:
 		dir := opts.Dir
 		if dir == "" {
@@ -302,7 +294,7 @@ func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	case res.From != "":
 		fmt.Fprintf(w, "from the cache: %s (computed %s in %.3g s)\n", res.From, res.Created.Local().Format(time.DateTime), res.WallS)
 	case res.Reused > 0:
-		fmt.Fprintf(w, "reused %d of %d runs from an incomplete run (interrupted, or with failed runs, which are computed again)\n", res.Reused, len(res.Runs))
+		fmt.Fprintf(w, "reused %d of %d runs from an interrupted run\n", res.Reused, len(res.Runs))
 	}
 	fmt.Fprintln(w)
 	labkit.SummaryTable(res).WriteText(w)
@@ -349,6 +341,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	failed := merged.RunsFailed() // shown with the result, then exit status 1
 	path := *out
 	if path == "" {
 		d := *dir
@@ -368,9 +361,12 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		doc := labkit.NewRunDoc(merged, *runs)
 		doc.WallS = merged.WallS
-		return doc.WriteJSON(stdout)
+		if err := doc.WriteJSON(stdout); err != nil {
+			return err
+		}
+		return failed
 	}
 	fmt.Fprintln(stdout)
 	printResult(stdout, merged, merged.WallS)
-	return nil
+	return failed
 }
