@@ -332,7 +332,7 @@ func TestTimeLimit(t *testing.T) {
 // when its context is cancelled, not only when the writer ends.
 func TestInlinePollsYieldToRunChecks(t *testing.T) {
 	const n = 200_000
-	run := func(maxEvents uint64, cancelAt int) (error, int) {
+	run := func(maxEvents uint64, cancelAt int) (int, error) {
 		r := newRig(t, 2, false, nil)
 		defer r.e.Close()
 		r.e.MaxEvents = maxEvents
@@ -352,14 +352,15 @@ func TestInlinePollsYieldToRunChecks(t *testing.T) {
 				p.Compute(500) // long enough for the spinner's re-read to complete
 			}
 		})
-		return r.e.Run(ctx), wrote
+		err := r.e.Run(ctx)
+		return wrote, err
 	}
-	err, wrote := run(10_000, -1)
+	wrote, err := run(10_000, -1)
 	var ra *RunawayError
 	if !errors.As(err, &ra) || wrote >= n/2 || ra.Events > 10_000+4096 {
 		t.Errorf("event budget 10000: got %v after %d of %d writes, want a runaway soon after the budget", err, wrote, n)
 	}
-	err, wrote = run(0, 1000)
+	wrote, err = run(0, 1000)
 	if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) || wrote >= n/2 {
 		t.Errorf("cancelled at write 1000: got %v after %d of %d writes, want ErrStopped soon after", err, wrote, n)
 	}
