@@ -55,6 +55,8 @@ package labkit
 //	decode-repeated-run      a result file repeating a run is accepted                 labkit/decodecheck.go:Result.check                            labkit TestDecodeValidatesTheResult
 //	ledger-irq-inverted      esp-table-irq's verdict inverted                          labkit/ledger/esp32.go:esp32Judges                            ledger TestVerdictsFollowTheNumbers
 //	ledger-within-one-sided  within(a, b, f) checks one side only                      labkit/ledger/judge.go:within                                 ledger TestVerdictsFollowTheNumbers
+//	cache-hides-failures     a cached result with failed runs returns no error          labkit/cache.go:RunExperiment                                 labkit TestFailedRunsAreJournaledCachedAndMerged
+//	journal-skips-failed     failed runs are not journaled (recomputed on resume)      labkit/runner.go:batch.run                                    labkit TestFailedRunsAreJournaledCachedAndMerged
 
 import (
 	"bytes"
@@ -233,6 +235,16 @@ var mutants = []mutant{
 		old: `return a <= b*f && b <= a*f`,
 		new: `return a <= b*f`,
 		pkg: "./labkit/ledger", test: "TestVerdictsFollowTheNumbers"},
+	{name: "cache-hides-failures", file: "labkit/cache.go",
+		old: `return res, res.RunsFailed()`,
+		new: `return res, nil`,
+		pkg: "./labkit", test: "TestFailedRunsAreJournaledCachedAndMerged"},
+	{name: "journal-skips-failed", file: "labkit/runner.go",
+		old: `	if b.journal != nil {
+		b.journal.add(*r)`,
+		new: `	if b.journal != nil && !r.Failed() {
+		b.journal.add(*r)`,
+		pkg: "./labkit", test: "TestFailedRunsAreJournaledCachedAndMerged"},
 }
 
 // mutationRoot returns the repository root (the tests run in labkit/).
