@@ -263,7 +263,7 @@ type DeadlockError struct {
 }
 
 func (d *DeadlockError) Error() string {
-	return fmt.Sprintf("deadlock at %v: %s", d.At, joinWaiters(d.Waiters))
+	return fmt.Sprintf("deadlock at %v: %s", d.At, Waiters(d.Waiters))
 }
 
 // RunawayError reports that the event budget ran out before the run ended.
@@ -274,10 +274,14 @@ type RunawayError struct {
 }
 
 func (r *RunawayError) Error() string {
-	return fmt.Sprintf("runaway: event budget of %d exhausted at simulated time %v; %s", r.Events, r.At, joinWaiters(r.Waiters))
+	return fmt.Sprintf("runaway: event budget of %d exhausted at simulated time %v; %s", r.Events, r.At, Waiters(r.Waiters))
 }
 
-func joinWaiters(ws []Waiter) string {
+// Waiters is a list of waiting processes, as Engine.Waiters returns it.
+type Waiters []Waiter
+
+// String joins the waiters for a message: "no process waiting" when empty.
+func (ws Waiters) String() string {
 	if len(ws) == 0 {
 		return "no process waiting"
 	}
@@ -289,8 +293,8 @@ func joinWaiters(ws []Waiter) string {
 }
 
 // Waiters lists the unfinished processes and what each waits on.
-func (e *Engine) Waiters() []Waiter {
-	var ws []Waiter
+func (e *Engine) Waiters() Waiters {
+	var ws Waiters
 	for _, p := range e.procs {
 		if p.done || p.daemon {
 			continue

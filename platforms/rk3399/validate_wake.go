@@ -131,7 +131,7 @@ func runWake(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 		return platforms.RunResult{}, err
 	}
 	if e.StopReason() != "done" {
-		return platforms.RunResult{}, fmt.Errorf("rk3399-wake: run did not finish by %v (a waiter never woke?)", e.Until)
+		return platforms.RunResult{}, fmt.Errorf("rk3399-wake: run did not finish by %v: %s", e.Until, e.Waiters())
 	}
 	ticks := k.CPUs[a].Ticks + k.CPUs[b].Ticks
 	return platforms.RunResult{Metrics: map[string]float64{

@@ -125,7 +125,13 @@ func (w Workload) Run(ctx context.Context, seed uint64) (Result, error) {
 		rng := e.Stream(fmt.Sprintf("thread/%d", i))
 		e.Spawn(c, fmt.Sprintf("worker/%d", i), func(p *sim.Proc) { r.thread(p, rng) })
 	}
-	e.Until = w.Duration * 20 // a safety net: threads stop on their own
+	// A safety net: threads stop on their own within about one cycle (a
+	// critical section, outside work and think time, each drawn around
+	// its mean) after Duration. Twenty of each leaves a healthy run a
+	// chance of e^-20 to reach it, however long the cycle is against
+	// Duration.
+	cycle := w.CS + w.Outside + sim.Time(r.think)
+	e.Until = 20 * (w.Duration + cycle)
 	if err := e.Run(ctx); err != nil {
 		return Result{}, err
 	}
@@ -133,7 +139,8 @@ func (w Workload) Run(ctx context.Context, seed uint64) (Result, error) {
 		return Result{}, r.fail
 	}
 	if e.StopReason() != "done" {
-		return Result{}, fmt.Errorf("run did not finish by %v (a waiter never woke?)", e.Until)
+		return Result{}, fmt.Errorf("run did not finish by %v (20 x its duration %v and its mean cycle %v): %s",
+			e.Until, w.Duration, cycle, e.Waiters())
 	}
 	return r.result(), nil
 }

@@ -158,3 +158,20 @@ func TestWorkloadValidate(t *testing.T) {
 		}
 	}
 }
+
+// A run whose cycle (outside work, critical section, think time) is long
+// against its duration still ends on its own: the safety net that stops a
+// run whose waiter never wakes scales with the cycle, not with the
+// duration alone. Outside work of 10 ms mean in a 1 ms run took longer
+// than the old net (20 x duration) at the first seed.
+func TestLongCycleShortRunFinishes(t *testing.T) {
+	for seed := range uint64(8) {
+		w := testWorkload(t, linux.QSpinlock, linux.WFE, func(w *Workload) {
+			w.Duration, w.Outside, w.Load = sim.Millisecond, 10*sim.Millisecond, 0.5
+		})
+		r := w.mustRun(t, seed)
+		if r.Ops == 0 || r.Counter != uint64(r.Ops) || r.Elapsed < w.Duration {
+			t.Fatalf("seed %d: %d ops, counter %d, elapsed %v", seed, r.Ops, r.Counter, r.Elapsed)
+		}
+	}
+}
