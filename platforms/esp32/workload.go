@@ -355,11 +355,22 @@ func newCSWorkload(e *sim.Engine, cfg Config, variant string, wp platforms.Param
 
 // startPeripheral attaches the periodic peripheral interrupt to core 0 with
 // a phase drawn from the run's seed (its timer is not synchronised with the
-// tick). A zero handler cost is not allowed.
+// tick). A zero handler cost is not allowed, nor interrupts that leave core
+// 0 no time for its tasks: the run would never end.
 func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
 	period := sim.Time(float64(sim.Second) / hz)
 	if period <= 0 {
 		return fmt.Errorf("parameter %s: value %g gives a zero period", KeyPeriphHz, hz)
+	}
+	// The share of core 0 its periodic handlers take at the least (entry,
+	// body and exit; the tick's context switches and contention only add):
+	// from 1 on, an interrupt is pending again before the last one returns.
+	hzCPU := float64(k.cfg.CPUMHz) * 1e6
+	periph := float64(k.cfg.IRQEntry+isrCycles+k.cfg.IRQExit) * hz / hzCPU
+	tick := float64(k.cfg.IRQEntry+k.cfg.TickBody+k.cfg.IRQExit) * float64(k.cfg.TickHz) / hzCPU
+	if periph+tick >= 1 {
+		return fmt.Errorf("parameters %s = %g and %s = %d: the peripheral interrupt's entry, handler and exit (%d cycles at %d MHz) every %v, with the tick, take %.0f%% of core 0, which would never run its tasks again (want under 100%%)",
+			KeyPeriphHz, hz, KeyPeriphISR, isrCycles, k.cfg.IRQEntry+isrCycles+k.cfg.IRQExit, k.cfg.CPUMHz, period, 100*(periph+tick))
 	}
 	phase := sim.Time(k.E.Stream("esp32/periph-phase").Int64N(int64(period)))
 	k.OnPeripheral = func(p *sim.Proc) {

@@ -1,0 +1,40 @@
+package esp32
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestPeripheralOverloadRefused: a peripheral interrupt whose entry,
+// handler and exit take its whole period (with the tick's share) leaves core
+// 0 nothing for its tasks, so the run could never end; it is refused at
+// once, naming both parameters. Just under that load core 0's task still
+// finishes, slowly, with every increment counted. (At 100 kHz and 240 MHz a
+// period is 2,400 cycles; entry and exit take 300 at the defaults.)
+func TestPeripheralOverloadRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vals map[string]float64
+		want string // "" means the run finishes
+	}{
+		{"over", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 100_000},
+			"parameters periph_hz = 100000 and periph_isr_cycles = 100000: the peripheral interrupt's entry, handler and exit (100300 cycles at 240 MHz) every 10us"},
+		{"whole period", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 2100}, "would never run its tasks again"},
+		{"slower clock", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 500, KeyCPUMHz: 80}, "(800 cycles at 80 MHz)"},
+		{"96 percent", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 2000}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.vals[KeyIterations] = 50
+			r, err := RunCriticalSection(context.Background(), VariantMutex, tc.vals, 1, RunOptions{})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatal(err)
+			case tc.want == "" && r.Counter != r.Expected:
+				t.Fatalf("counter %d, want %d", r.Counter, r.Expected)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
