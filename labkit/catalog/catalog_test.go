@@ -28,6 +28,20 @@ func TestAllValidAndUnique(t *testing.T) {
 
 // Every reference row names an experiment of the catalog, one of its
 // variants and one of its metrics, and reaches that experiment's definition.
+// TestCountsTakeWholeNumbers: a parameter that counts (CPUs, cores,
+// cycles, rounds, hand-offs...) accepts whole numbers only, or the model
+// would silently run a truncated value (cpu_b=1.7 ran CPU 1).
+func TestCountsTakeWholeNumbers(t *testing.T) {
+	counts := []string{"cpu", "cores", "cycles", "tasks", "entries", "rounds", "round trips", "hand-offs", "polls", "wakeups", "iterations", "per task", "bytes"}
+	for _, e := range All() {
+		for _, p := range e.Params {
+			if slices.Contains(counts, p.Unit) && !p.Integer && len(p.Choices) == 0 {
+				t.Errorf("%s: parameter %s (%s) accepts fractions", e.Name, p.Key, p.Unit)
+			}
+		}
+	}
+}
+
 func TestReferencesReachTheirExperiments(t *testing.T) {
 	rows, err := labkit.AllReferences()
 	if err != nil || len(rows) == 0 {

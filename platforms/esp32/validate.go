@@ -187,7 +187,7 @@ func pingPong() platforms.Experiment {
 			"S32C1I compare-and-set (esp_cpu_compare_and_set), retrying every spin_loop_cycles; one_way_ns is the round trip " +
 			"over two: the retry loop's phase plus the S32C1I at the SRAM port. No kernel: the tasks run undisturbed.",
 		Platform: "esp32",
-		Params: append(Params(), platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Min: 1, Max: 1e6,
+		Params: append(Params(), platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Integer: true, Min: 1, Max: 1e6,
 			Source: "scenario (bench/board/esp32 runs 100,000)", Doc: "timed round trips"}),
 		Variants: []platforms.Variant{{Name: "s32c1i", Doc: "esp_cpu_compare_and_set: WSR SCOMPARE1, S32C1I"}},
 		Repeats:  1, Seed: 1,

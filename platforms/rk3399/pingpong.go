@@ -52,13 +52,13 @@ func pingParams() platforms.Params {
 	ps := slices.DeleteFunc(Params(), func(p platforms.Param) bool { return !slices.Contains(keep, p.Key) })
 	const bench = "nviennot/core-to-core-latency src/bench/cas.rs"
 	return append(ps,
-		platforms.Param{Key: "cpu_a", Value: 4, Unit: "cpu", Prov: platforms.CODE, Source: bench + " (the ping thread's pinned CPU)",
+		platforms.Param{Key: "cpu_a", Value: 4, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: bench + " (the ping thread's pinned CPU)",
 			Doc: "CPU of the ping thread (Linux numbering: A53s first)", Min: 0, Max: 63},
-		platforms.Param{Key: "cpu_b", Value: 5, Unit: "cpu", Prov: platforms.CODE, Source: bench + " (the pong thread's pinned CPU)",
+		platforms.Param{Key: "cpu_b", Value: 5, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: bench + " (the pong thread's pinned CPU)",
 			Doc: "CPU of the pong thread", Min: 0, Max: 63},
-		platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Source: bench + " (1000-5000 round trips per sample)",
+		platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Integer: true, Source: bench + " (1000-5000 round trips per sample)",
 			Doc: "timed round trips", Min: 1, Max: 1e6},
-		platforms.Param{Key: "loop_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; compare, branch and loop back of the retry loop",
+		platforms.Param{Key: "loop_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Source: "no source; compare, branch and loop back of the retry loop",
 			Doc: "instructions of one retry besides its memory access", Min: 0, Max: 1000, Low: 2, High: 20},
 	)
 }
@@ -76,9 +76,9 @@ func genericPingParams() platforms.Params {
 		}
 	}
 	return append(ps,
-		platforms.Param{Key: "soc_cores", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Source: "generic N-core builder",
+		platforms.Param{Key: "soc_cores", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Integer: true, Source: "generic N-core builder",
 			Doc: "cores of the generic part (clusters of per_cluster A72-like cores)", Min: 2, Max: 64, Low: 2, High: 16},
-		platforms.Param{Key: "per_cluster", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Source: "generic N-core builder (Raspberry Pi 4: one cluster of 4 A72)",
+		platforms.Param{Key: "per_cluster", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Integer: true, Source: "generic N-core builder (Raspberry Pi 4: one cluster of 4 A72)",
 			Doc: "cores per cluster", Min: 1, Max: 64, Low: 2, High: 4},
 	)
 }

@@ -19,11 +19,11 @@ import (
 
 func wakeParams() platforms.Params {
 	return append(Params(),
-		platforms.Param{Key: "holder_cpu", Value: 4, Unit: "cpu", Prov: platforms.CODE, Source: "scenario",
+		platforms.Param{Key: "holder_cpu", Value: 4, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: "scenario",
 			Doc: "CPU of the holder", Min: 0, Max: 5},
-		platforms.Param{Key: "waiter_cpu", Value: 5, Unit: "cpu", Prov: platforms.CODE, Source: "scenario",
+		platforms.Param{Key: "waiter_cpu", Value: 5, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: "scenario",
 			Doc: "CPU of the waiter", Min: 0, Max: 5},
-		platforms.Param{Key: "handoffs", Value: 400, Unit: "hand-offs", Prov: platforms.CODE, Source: "scenario: the mean's sampling error is about 3% of half a period at 400 rounds",
+		platforms.Param{Key: "handoffs", Value: 400, Unit: "hand-offs", Prov: platforms.CODE, Integer: true, Source: "scenario: the mean's sampling error is about 3% of half a period at 400 rounds",
 			Doc: "hand-offs measured", Min: 1, Max: 1e5},
 		platforms.Param{Key: "hold_max_us", Value: 20000, Unit: "us", Prov: platforms.CODE,
 			Source: "scenario: 20 ms is a whole number of tick periods at HZ 100, 250, 300 and 1000, so a hold of U[0, 20 ms] puts the release at a uniform phase",
