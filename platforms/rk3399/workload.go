@@ -57,11 +57,11 @@ func (w Workload) Validate() error {
 	case w.CS < 0 || w.Outside < 0 || w.IRQCS < 0 || w.IRQMean < 0:
 		return fmt.Errorf("workload: lengths must be >= 0 (cs %v, outside %v, irq cs %v, irq mean %v)", w.CS, w.Outside, w.IRQCS, w.IRQMean)
 	case w.CS+w.Outside <= 0:
-		return fmt.Errorf("workload: cs + outside = %v must be > 0", w.CS+w.Outside)
+		return fmt.Errorf("workload: cs_us = %g and outside_us = %g: a thread's cycle must take some time", w.CS.Micros(), w.Outside.Micros())
 	case w.Duration <= 0:
 		return fmt.Errorf("workload: duration = %v must be > 0", w.Duration)
 	case w.IRQMean > 0 && (w.IRQCPU < 0 || w.IRQCPU >= w.Cores):
-		return fmt.Errorf("workload: irq cpu = %d out of range [0, %d)", w.IRQCPU, w.Cores)
+		return fmt.Errorf("workload: irq_cpu = %d out of range [0, %d): the device interrupts one of the cores = %d CPUs in use (irq_mean_us = 0 removes the device)", w.IRQCPU, w.Cores, w.Cores)
 	}
 	return nil
 }

@@ -148,9 +148,9 @@ func TestWorkloadValidate(t *testing.T) {
 		{func(w *Workload) { w.Cores = 7 }, "cores = 7 out of range [1, 6]"},
 		{func(w *Workload) { w.Load = 0 }, "load = 0"},
 		{func(w *Workload) { w.CS = -1 }, "lengths must be >= 0"},
-		{func(w *Workload) { w.CS, w.Outside = 0, 0 }, "cs + outside"},
+		{func(w *Workload) { w.CS, w.Outside = 0, 0 }, "cs_us = 0 and outside_us = 0: a thread's cycle must take some time"},
 		{func(w *Workload) { w.Duration = 0 }, "duration = 0"},
-		{func(w *Workload) { w.IRQCPU = 6 }, "irq cpu = 6 out of range"},
+		{func(w *Workload) { w.IRQCPU = 6 }, "irq_cpu = 6 out of range [0, 6): the device interrupts one of the cores = 6 CPUs"},
 	} {
 		w := testWorkload(t, linux.QSpinlock, linux.WFE, tc.tweak)
 		if _, err := w.Run(context.Background(), 1); err == nil || !strings.Contains(err.Error(), tc.want) {
