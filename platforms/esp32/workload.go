@@ -369,8 +369,10 @@ func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
 	periph := float64(k.cfg.IRQEntry+isrCycles+k.cfg.IRQExit) * hz / hzCPU
 	tick := float64(k.cfg.IRQEntry+k.cfg.TickBody+k.cfg.IRQExit) * float64(k.cfg.TickHz) / hzCPU
 	if periph+tick >= 1 {
-		return fmt.Errorf("parameters %s = %g and %s = %d: the peripheral interrupt's entry, handler and exit (%d cycles at %d MHz) every %v, with the tick, take %.0f%% of core 0, which would never run its tasks again (want under 100%%)",
-			KeyPeriphHz, hz, KeyPeriphISR, isrCycles, k.cfg.IRQEntry+isrCycles+k.cfg.IRQExit, k.cfg.CPUMHz, period, 100*(periph+tick))
+		n := k.cfg.IRQEntry + isrCycles + k.cfg.IRQExit
+		return fmt.Errorf("parameters %s = %g, %s = %d, %s = %d, %s = %d and %s = %d: the peripheral interrupt's entry, handler and exit (%d cycles, %v) every %v take, with the tick, %.0f%% of core 0, which would never run its tasks again (want under 100%%)",
+			KeyPeriphHz, hz, KeyPeriphISR, isrCycles, KeyIRQEntry, k.cfg.IRQEntry, KeyIRQExit, k.cfg.IRQExit, KeyCPUMHz, k.cfg.CPUMHz,
+			n, sim.Time(float64(n)/hzCPU*float64(sim.Second)), period, 100*(periph+tick))
 	}
 	phase := sim.Time(k.E.Stream("esp32/periph-phase").Int64N(int64(period)))
 	k.OnPeripheral = func(p *sim.Proc) {

@@ -19,9 +19,10 @@ func TestPeripheralOverloadRefused(t *testing.T) {
 		want string // "" means the run finishes
 	}{
 		{"over", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 100_000},
-			"parameters periph_hz = 100000 and periph_isr_cycles = 100000: the peripheral interrupt's entry, handler and exit (100300 cycles at 240 MHz) every 10us"},
+			"parameters periph_hz = 100000, periph_isr_cycles = 100000, irq_entry_cycles = 150, irq_exit_cycles = 150 and cpu_mhz = 240: the peripheral interrupt's entry, handler and exit (100300 cycles, 417.917us) every 10us"},
 		{"whole period", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 2100}, "would never run its tasks again"},
-		{"slower clock", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 500, KeyCPUMHz: 80}, "(800 cycles at 80 MHz)"},
+		{"slower clock", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 500, KeyCPUMHz: 80}, "cpu_mhz = 80: the peripheral interrupt's entry, handler and exit (800 cycles, 10us) every 10us"},
+		{"entry and exit", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 1, KeyIRQEntry: 2000, KeyIRQExit: 2000}, "irq_entry_cycles = 2000, irq_exit_cycles = 2000"},
 		{"96 percent", map[string]float64{KeyPeriphHz: 100_000, KeyPeriphISR: 2000}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
