@@ -146,6 +146,8 @@ func scalingParams() platforms.Params {
 			p.Value = 100
 			p.Source = "run length: 100 ms is 19,000-90,000 acquisitions per point; 95% CI within 3% over 2 repeats (measured)"
 			p.Low, p.High = 10, 200
+		case "irq_cpu":
+			p.Max = 63
 		case "cores":
 			p.Value, p.Max = 16, 64
 			p.Doc = "cores of the generic SoC (clusters of 4 Cortex-A72-like cores at the RK3399's A72 OPP and latencies)"
@@ -310,7 +312,7 @@ func WorkloadParams() platforms.Params {
 		{Key: "irq_cs_us", Value: 5, Unit: "us", Prov: platforms.ASSUME, Source: "not in the article",
 			Doc: "critical section in the interrupt handler", Min: 0, Max: 1000, Low: 1, High: 50},
 		{Key: "irq_cpu", Value: 0, Unit: "cpu", Prov: platforms.CODE, Source: "kernel/irq/manage.c: SPIs default to the boot CPU's affinity without irqbalance",
-			Doc: "CPU the device interrupt is routed to", Integer: true, Min: 0, Max: 63},
+			Doc: "CPU the device interrupt is routed to", Integer: true, Min: 0, Max: 5},
 		{Key: "cores", Value: 6, Unit: "cores", Prov: platforms.ASSUME, Low: 2, High: 6,
 			Source: "the test ran on an RK3399 (2 x A72 + 4 x A53: " + ArticleARM + ", section 3), which does not say how many CPUs contended; all six assumed",
 			Doc:    "CPUs running a contending thread (cpu0..n-1: A53s first, as Linux numbers them)", Integer: true, Min: 1, Max: 6},

@@ -53,9 +53,9 @@ func pingParams() platforms.Params {
 	const bench = "nviennot/core-to-core-latency src/bench/cas.rs"
 	return append(ps,
 		platforms.Param{Key: "cpu_a", Value: 4, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: bench + " (the ping thread's pinned CPU)",
-			Doc: "CPU of the ping thread (Linux numbering: A53s first)", Min: 0, Max: 63},
+			Doc: "CPU of the ping thread (Linux numbering: A53s first)", Min: 0, Max: 5},
 		platforms.Param{Key: "cpu_b", Value: 5, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: bench + " (the pong thread's pinned CPU)",
-			Doc: "CPU of the pong thread", Min: 0, Max: 63},
+			Doc: "CPU of the pong thread", Min: 0, Max: 5},
 		platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Integer: true, Source: bench + " (1000-5000 round trips per sample)",
 			Doc: "timed round trips", Min: 1, Max: 1e6},
 		platforms.Param{Key: "loop_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Source: "no source; compare, branch and loop back of the retry loop",
@@ -70,9 +70,9 @@ func genericPingParams() platforms.Params {
 	for i := range ps {
 		switch ps[i].Key {
 		case "cpu_a":
-			ps[i].Value = 0
+			ps[i].Value, ps[i].Max = 0, 63
 		case "cpu_b":
-			ps[i].Value = 1
+			ps[i].Value, ps[i].Max = 1, 63
 		}
 	}
 	return append(ps,

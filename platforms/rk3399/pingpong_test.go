@@ -55,12 +55,25 @@ func TestPingPongHops(t *testing.T) {
 }
 
 func TestPingPongBadPair(t *testing.T) {
-	for _, sets := range [][]string{{"cpu_a=3", "cpu_b=3"}, {"cpu_a=0", "cpu_b=9"}} {
-		e, _ := pingPong().WithSettings(sets...)
-		_, err := e.Run(context.Background(), platforms.RunSpec{Variant: PingCAS, Params: e.Params.Values(), Seed: 1})
-		if err == nil || !strings.Contains(err.Error(), "two different CPUs") {
-			t.Errorf("%v: error %v, want one naming the pair", sets, err)
+	for _, tc := range []struct {
+		exp  platforms.Experiment
+		sets []string
+	}{
+		{pingPong(), []string{"cpu_a=3", "cpu_b=3"}},
+		{genericPingPong(), []string{"soc_cores=4", "cpu_a=0", "cpu_b=9"}},
+	} {
+		e, err := tc.exp.WithSettings(tc.sets...)
+		if err != nil {
+			t.Fatal(err)
 		}
+		_, err = e.Run(context.Background(), platforms.RunSpec{Variant: PingCAS, Params: e.Params.Values(), Seed: 1})
+		if err == nil || !strings.Contains(err.Error(), "two different CPUs") {
+			t.Errorf("%s %v: error %v, want one naming the pair", e.Name, tc.sets, err)
+		}
+	}
+	// The RK3399 has six CPUs: a seventh is refused before any run.
+	if _, err := pingPong().WithSettings("cpu_b=6"); err == nil || !strings.Contains(err.Error(), "parameter cpu_b: value 6 out of range [0, 5]") {
+		t.Errorf("cpu_b=6: error %v, want it out of range", err)
 	}
 	e := pingPong()
 	if _, err := e.Run(context.Background(), platforms.RunSpec{Variant: "swap", Params: e.Params.Values(), Seed: 1}); err == nil || !strings.Contains(err.Error(), `variant "swap"`) {
