@@ -24,7 +24,7 @@ help:
 	@echo "make test    go vet, every Go test, every notebook executed headless and its HTML checked (Chromium),"
 	@echo "             then make test-slurm and make test-image"
 	@echo "make test-race   the engine, the runner and its worker pool under the race detector"
-	@echo "make test-fuzz   each fuzz target for $(FUZZTIME) (result files, merge, journal, references, -set, -shard, notebooks)"
+	@echo "make test-fuzz   each fuzz target for $(FUZZTIME) (result files, merge, journal, references, -set, -shard, notebooks, experiments at random settings)"
 	@echo "make test-board  the board benchmarks cross-compiled for arm64 and smoke-run under qemu-user"
 	@echo "make test-slurm  the README's Slurm script on a one-node Slurm cluster (root)"
 	@echo "make test-image  the Dockerfile built with buildah and run: a report and Jupyter (root)"
@@ -62,11 +62,14 @@ test-race:
 # Budgets count executions, not seconds: with go1.26 a -fuzztime in seconds can end a clean run with
 # "context deadline exceeded" (the coordinator's shutdown race, golang/go#75804, fixed in go1.27).
 FUZZTIME ?= 20000x
+# FuzzSettings runs a simulation per execution (milliseconds, not microseconds): a budget of its own.
+FUZZTIME_SIM ?= 1500x
 FUZZ_LABKIT := FuzzDecode FuzzMerge FuzzReadJournal FuzzParseReferences FuzzWithSettings FuzzParseShard
 test-fuzz:
 	for f in $(FUZZ_LABKIT); do \
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./labkit/ ; done
 	go test -run '^$$' -fuzz '^FuzzParseNotebook$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./labkit/nbexport/
+	go test -run '^$$' -fuzz '^FuzzSettings$$' -fuzztime $(FUZZTIME_SIM) -fuzzminimizetime 10x ./labkit/catalog/
 
 test-board:
 	@bench/board/test.sh

@@ -1,0 +1,126 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"synclab/platforms"
+	"synclab/sim"
+)
+
+// runLength caps the parameters that set how long a run is, so that a run
+// at drawn settings stays short; every other parameter ranges over all the
+// values it accepts.
+var runLength = map[string]float64{
+	"iterations": 50, "rounds": 50, "handoffs": 40, "duration_ms": 3,
+	"hold_us": 2000, "medium_us": 2000, "hold_max_us": 50_000,
+}
+
+// drawSettings picks an experiment, a variant and settings from seed: each
+// parameter keeps its default or takes its minimum, its maximum or a value
+// between them (log-uniform over a wide range), capped by runLength.
+func drawSettings(exps []platforms.Experiment, seed uint64) (platforms.Experiment, platforms.RunSpec) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	e := exps[r.IntN(len(exps))]
+	vals := map[string]float64{}
+	for _, p := range e.Params {
+		lo, hi := p.Min, p.Max
+		if c, ok := runLength[p.Key]; ok {
+			hi = min(hi, c)
+		}
+		v := min(p.Value, hi)
+		switch r.IntN(8) {
+		case 0:
+			v = lo
+		case 1:
+			v = hi
+		case 2, 3:
+			if lo > 0 && hi/lo > 100 {
+				v = math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo)))
+			} else {
+				v = lo + r.Float64()*(hi-lo)
+			}
+		}
+		if len(p.Choices) > 0 {
+			v = p.Choices[r.IntN(len(p.Choices))]
+		} else if p.Integer {
+			v = math.Round(v)
+		}
+		vals[p.Key] = v
+	}
+	v := e.Variants[r.IntN(len(e.Variants))].Name
+	return e, platforms.RunSpec{Experiment: e.Name, Variant: v, Params: vals, Seed: seed}
+}
+
+// checkSettings runs e at spec and checks what any run must satisfy,
+// whatever its settings: it fails with an error that names a parameter (bad
+// input) or says who waits on what (a simulated deadlock or runaway), or it
+// reports every metric finite and inside its physical range, a counter
+// equal to the increments done, and the same numbers, bit for bit, when
+// simulated in full detail (fast-forward off).
+func checkSettings(t *testing.T, e platforms.Experiment, spec platforms.RunSpec) {
+	t.Helper()
+	res, err := e.Run(context.Background(), spec)
+	if err != nil {
+		if !namesParam(e, err) && !strings.Contains(err.Error(), " waits on ") {
+			t.Fatalf("%s/%s at %v: error names no parameter and no waiter: %v", e.Name, spec.Variant, spec.Params, err)
+		}
+		return
+	}
+	for _, m := range e.Metrics {
+		x, ok := res.Metrics[m.Name]
+		lo, hi := m.Range()
+		if !ok || math.IsNaN(x) || x < lo || x > hi || math.IsInf(x, 0) {
+			t.Errorf("%s/%s at %v: metric %s = %v (reported %t), want finite in [%g, %g]", e.Name, spec.Variant, spec.Params, m.Name, x, ok, lo, hi)
+		}
+	}
+	if c, ok := res.Metrics["counter"]; ok && c != res.Metrics["expected_counter"] {
+		t.Errorf("%s/%s at %v: counter %v, expected %v: mutual exclusion broke", e.Name, spec.Variant, spec.Params, c, res.Metrics["expected_counter"])
+	}
+	spec.Detailed = true
+	full, err := e.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("%s/%s at %v: in full detail: %v", e.Name, spec.Variant, spec.Params, err)
+	}
+	if !reflect.DeepEqual(res.Metrics, full.Metrics) || !reflect.DeepEqual(res.Samples, full.Samples) {
+		t.Errorf("%s/%s at %v: fast-forwarded run differs from the detailed one:\n%v\n%v", e.Name, spec.Variant, spec.Params, res.Metrics, full.Metrics)
+	}
+}
+
+// namesParam reports whether err is bad input that names one of e's
+// parameters, rather than a simulated deadlock or runaway.
+func namesParam(e platforms.Experiment, err error) bool {
+	var d *sim.DeadlockError
+	var r *sim.RunawayError
+	if errors.As(err, &d) || errors.As(err, &r) {
+		return false
+	}
+	for _, p := range e.Params {
+		if strings.Contains(err.Error(), p.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzSettings runs the experiments at settings drawn from the seed across
+// every parameter's accepted range, not only its plausible one (see
+// checkSettings). Its corpus of seeds runs with every go test; -fuzz
+// searches further. Drawing settings this way found a peripheral interrupt
+// that could take all of core 0 (a run that never ended) and a CPU number
+// that took a fraction (holder_cpu = 0.51 ran CPU 0).
+func FuzzSettings(f *testing.F) {
+	for seed := range uint64(40) {
+		f.Add(seed)
+	}
+	exps := All()
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		e, spec := drawSettings(exps, seed)
+		checkSettings(t, e, spec)
+	})
+}
