@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"synclab/platforms"
 	"synclab/sim"
@@ -65,7 +66,14 @@ func drawSettings(exps []platforms.Experiment, seed uint64) (platforms.Experimen
 // simulated in full detail (fast-forward off).
 func checkSettings(t *testing.T, e platforms.Experiment, spec platforms.RunSpec) {
 	t.Helper()
-	res, err := e.Run(context.Background(), spec)
+	// Not a speed check: a run that never ends fails here, naming its
+	// settings, instead of hanging the test binary until it times out.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := e.Run(ctx, spec)
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("%s/%s at %v: no end after 2 minutes of wall time: %v", e.Name, spec.Variant, spec.Params, err)
+	}
 	if err != nil {
 		if !namesParam(e, err) && !strings.Contains(err.Error(), " waits on ") {
 			t.Fatalf("%s/%s at %v: error names no parameter and no waiter: %v", e.Name, spec.Variant, spec.Params, err)
