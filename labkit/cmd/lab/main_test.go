@@ -197,7 +197,7 @@ func TestRunWithFailedRuns(t *testing.T) {
 		{"json", []string{"-json"}, []string{`"failures": [`, `"error": "deadlock at`, `"variant": "b"`}, "2 of 8 runs failed"},
 		{"variant without failures", []string{"-variant", "a"}, []string{"4 runs in"}, ""},
 		{"the failing point only", []string{"-set", "n=20", "-json"}, []string{`"failures": [`, `"cost": null`}, "2 of 4 runs failed (kept the others)"},
-		{"all runs fail", []string{"-set", "n=20", "-variant", "b"}, []string{"2 runs (2 FAILED)"}, "2 of 2 runs failed; first: variant b, default, repeat 0"},
+		{"all runs fail", []string{"-set", "n=20", "-variant", "b"}, []string{"2 runs (2 FAILED)", "cli-deadlock: 2 of 2 runs failed"}, "2 of 2 runs failed; first: variant b, default, repeat 0"},
 	}
 	for _, tc := range tests {
 		t.Setenv("SYNCLAB_RESULTS", t.TempDir())
@@ -211,6 +211,10 @@ func TestRunWithFailedRuns(t *testing.T) {
 		}
 		if !strings.Contains(stderr, tc.stderr) {
 			t.Errorf("%s: stderr %q does not count the failures", tc.name, stderr)
+		}
+		// With every run failed, the summary would be an empty table.
+		if all := tc.name == "all runs fail"; !slices.Contains(tc.args, "-json") && all == strings.Contains(out, "cli-deadlock: mean ± 95% CI") {
+			t.Errorf("%s: summary table printed %t, want %t:\n%s", tc.name, !all, !all, out)
 		}
 		if slices.Contains(tc.args, "-json") {
 			dec := json.NewDecoder(strings.NewReader(out))

@@ -281,7 +281,8 @@ func experimentFromFlags(name string, sets, variants []string, seed string, repe
 }
 
 // printResult prints the summary table, the failed runs if any, and the
-// claims table.
+// claims table; when every run failed, the failed runs alone (the tables
+// would be empty).
 func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	e := res.Experiment
 	failed := res.Failures()
@@ -296,13 +297,16 @@ func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	case res.Reused > 0:
 		fmt.Fprintf(w, "reused %d of %d runs from an interrupted run\n", res.Reused, len(res.Runs))
 	}
-	fmt.Fprintln(w)
-	labkit.SummaryTable(res).WriteText(w)
+	some := len(failed) < len(res.Runs)
+	if some {
+		fmt.Fprintln(w)
+		labkit.SummaryTable(res).WriteText(w)
+	}
 	if len(failed) > 0 {
 		fmt.Fprintln(w)
 		labkit.FailuresTable(res).WriteText(w)
 	}
-	if claims := res.Claims(); len(claims) > 0 {
+	if claims := res.Claims(); len(claims) > 0 && some {
 		fmt.Fprintln(w)
 		labkit.ClaimsTable(claims).WriteText(w)
 	}
