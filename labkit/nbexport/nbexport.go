@@ -271,6 +271,9 @@ func diagnose(ctx context.Context, tools Tools, notebook, log string) string {
 	if idx.valid() {
 		where = fmt.Sprintf("cell %d (code cell #%d, counting from 1)", idx.cell, idx.code)
 	}
+	if p := panicLine.FindStringSubmatch(outputs); p != nil {
+		reply = p[1] // the cause, where the reply only says "exit status 2"
+	}
 	msg := fmt.Sprintf("%s failed: %s\n--- cell source ---\n%s\n", where, reply, source)
 	switch {
 	case err != nil:
@@ -280,6 +283,10 @@ func diagnose(ctx context.Context, tools Tools, notebook, log string) string {
 	}
 	return msg
 }
+
+// panicLine finds the first line of a Go panic in a cell's output (labkit.Must panics with the
+// error it stops the cell on).
+var panicLine = regexp.MustCompile(`(?m)^(panic: .*)$`)
 
 // diedStarting reports whether nbconvert's log says the kernel exited before it answered its first
 // request, that is before it ran any cell (nbclient's message).

@@ -534,6 +534,10 @@ func TestExportFailingCell(t *testing.T) {
 				t.Errorf("%s: error does not mention %q:\n%v", c.name, w, err)
 			}
 		}
+		// A panic's message (labkit.Must's error) is the first line's cause, not "exit status 2".
+		if first, _, _ := strings.Cut(err.Error(), "\n"); c.name != "nocompile.ipynb" && !strings.Contains(first, c.want[2]) {
+			t.Errorf("%s: first line %q does not say %q", c.name, first, c.want[2])
+		}
 		if _, statErr := os.Stat(OutputPath(nb, filepath.Join(dir, "out"))); statErr == nil {
 			t.Errorf("%s: a report was written for a failed notebook", c.name)
 		}
