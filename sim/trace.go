@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // Span is one interval of a core's timeline: a power/activity state, or a
 // label an OS model adds (a lock held, a task running).
 type Span struct {
@@ -33,4 +35,18 @@ func (t *Trace) Add(s Span) {
 	s.Start = max(s.Start, t.From)
 	s.End = min(s.End, t.To)
 	t.Spans = append(t.Spans, s)
+}
+
+// Window returns the spans of t inside [from, to), clipped to it, as a new
+// trace. A window that is empty or reaches outside the one t recorded is an
+// error naming both: its missing spans would read as idle time.
+func (t *Trace) Window(from, to Time) (*Trace, error) {
+	if from >= to || from < t.From || to > t.To {
+		return nil, fmt.Errorf("trace window %v-%v: want a non-empty window inside the recorded %v-%v", from, to, t.From, t.To)
+	}
+	w := NewTrace(from, to, len(t.Spans))
+	for _, s := range t.Spans {
+		w.Add(s)
+	}
+	return w, nil
 }
