@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPeripheralOverloadRefused: a peripheral interrupt whose entry,
@@ -27,7 +28,10 @@ func TestPeripheralOverloadRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.vals[KeyIterations] = 50
-			r, err := RunCriticalSection(context.Background(), VariantMutex, tc.vals, 1, RunOptions{})
+			// Not a speed check: without the refusal the run never ends.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			r, err := RunCriticalSection(ctx, VariantMutex, tc.vals, 1, RunOptions{})
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatal(err)
