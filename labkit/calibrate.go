@@ -176,8 +176,12 @@ func newCalib(ctx context.Context, ms []Measurement, find func(string) (platform
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := full.Metric(m.Metric); !ok {
+		metric, ok := full.Metric(m.Metric)
+		if !ok {
 			return nil, fmt.Errorf("calibrate: row %d: experiment %s has no metric %q", i+1, m.Experiment, m.Metric)
+		}
+		if lo, hi := metric.Range(); m.Value < lo || m.Value > hi {
+			return nil, fmt.Errorf("calibrate: row %d: %s = %g %s is outside the metric's physical range [%g, %g]", i+1, m.Metric, m.Value, metric.Unit, lo, hi)
 		}
 		if !slices.ContainsFunc(g.e.Variants, func(v platforms.Variant) bool { return v.Name == m.Variant }) {
 			vi := slices.IndexFunc(full.Variants, func(v platforms.Variant) bool { return v.Name == m.Variant })

@@ -209,6 +209,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"unknown experiment", []Measurement{{Experiment: "nope", Variant: "v", Metric: "y"}}, []string{"a"}, `unknown experiment "nope"`},
 		{"unknown variant", []Measurement{{Experiment: "fixture-line", Variant: "w", Metric: "y"}}, []string{"a"}, `no variant "w"`},
 		{"unknown metric", []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "q"}}, []string{"a"}, `no metric "q"`},
+		{"negative", []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "y", Value: -5}}, []string{"a"}, "row 1: y = -5 ns is outside the metric's physical range [0, +Inf]"},
 		{"bad setting", []Measurement{{Experiment: "fixture-line", Variant: "v", Settings: "x=1000", Metric: "y"}}, []string{"a"}, "x: value 1000 out of range"},
 	} {
 		_, err := Calibrate(context.Background(), tc.ms, findFixture, CalibrateOptions{Fit: tc.fit})
