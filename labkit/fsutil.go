@@ -74,7 +74,11 @@ func writeFileAtomic(ctx context.Context, path string, b []byte, perm os.FileMod
 	cleanStaleTemps(dir)
 	f, err := os.OpenFile(tempName(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary file's name means nothing to the caller
+		}
+		return fmt.Errorf("write %s: create a file in %s: %w", path, dir, err)
 	}
 	defer os.Remove(f.Name()) // no-op after a successful rename
 	for len(b) > 0 && err == nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,5 +88,18 @@ func TestStaleTempFilesAreCleaned(t *testing.T) {
 	}
 	if !tempRe.MatchString(filepath.Base(tempName(filepath.Join(dir, "a.b-c.msgpack")))) {
 		t.Error("tempName does not match the pattern cleanStaleTemps looks for")
+	}
+}
+
+// A file that cannot be created is an error naming the path asked for and
+// its directory, not the temporary file written first (/proc takes no new
+// files, even from root).
+func TestWriteErrorNamesThePath(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs /proc")
+	}
+	err := WriteFileAtomic("/proc/synclab-test.csv", []byte("x"), 0o644)
+	if err == nil || err.Error() != "write /proc/synclab-test.csv: create a file in /proc: no such file or directory" {
+		t.Fatalf("error %v", err)
 	}
 }
