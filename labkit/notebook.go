@@ -26,7 +26,8 @@ type Spec struct {
 	// Sweep adds sweep axes (replacing any over the same parameter); the
 	// last varies fastest.
 	Sweep []platforms.Axis
-	// Repeats overrides the experiment's repeats when > 0.
+	// Repeats overrides the experiment's repeats when > 0 (negative is an
+	// error).
 	Repeats int
 	// Trace records a trace of repeat 0 of every variant and point (never
 	// cached).
@@ -35,10 +36,14 @@ type Spec struct {
 	Options RunOptions
 }
 
-// Apply returns e changed as s says; an unknown variant or parameter, or a
-// value a parameter does not accept, is an error naming it.
+// Apply returns e changed as s says; an unknown variant or parameter, a
+// value a parameter does not accept, or negative repeats is an error naming
+// it.
 func (s Spec) Apply(e platforms.Experiment) (platforms.Experiment, error) {
 	var err error
+	if s.Repeats < 0 {
+		return e, fmt.Errorf("experiment %s: repeats %d: want at least 1 (0 keeps the experiment's %d)", e.Name, s.Repeats, e.Repeats)
+	}
 	if len(s.Variants) > 0 {
 		if e, err = e.WithVariants(s.Variants...); err != nil {
 			return e, err

@@ -29,6 +29,7 @@ func TestRunWith(t *testing.T) {
 		{"value out of range", Spec{Set: map[string]float64{"noise": 2}}, 0, "noise"},
 		{"unknown parameter", Spec{Set: map[string]float64{"nois": 0.2}}, 0, "nois"},
 		{"bad sweep", Spec{Sweep: []platforms.Axis{{Param: "hz", Values: []float64{300}}}}, 0, "hz"},
+		{"negative repeats", Spec{Repeats: -1}, 0, "repeats -1: want at least 1 (0 keeps the experiment's 5)"},
 	}
 	for _, tc := range tests {
 		res, err := RunWith(context.Background(), fixture(), tc.spec)
