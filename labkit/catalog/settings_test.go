@@ -24,7 +24,8 @@ var runLength = map[string]float64{
 
 // drawSettings picks an experiment, a variant and settings from seed: each
 // parameter keeps its default or takes its minimum, its maximum or a value
-// between them (log-uniform over a wide range), capped by runLength.
+// between them (log-uniform over a wide range, from 1e-6 when the minimum is
+// 0), capped by runLength.
 func drawSettings(exps []platforms.Experiment, seed uint64) (platforms.Experiment, platforms.RunSpec) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	e := exps[r.IntN(len(exps))]
@@ -41,9 +42,17 @@ func drawSettings(exps []platforms.Experiment, seed uint64) (platforms.Experimen
 		case 1:
 			v = hi
 		case 2, 3:
-			if lo > 0 && hi/lo > 100 {
-				v = math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo)))
-			} else {
+			logUniform := func(lo, hi float64) float64 {
+				return math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo)))
+			}
+			switch {
+			case lo > 0 && hi/lo > 100:
+				v = logUniform(lo, hi)
+			case lo == 0 && hi > 100:
+				// Tiny values too: a zero Min can hide a range of its own
+				// (irq_mean_us = 1e-6 was an interrupt storm).
+				v = logUniform(1e-6, hi)
+			default:
 				v = lo + r.Float64()*(hi-lo)
 			}
 		}
