@@ -161,3 +161,18 @@ func TestSensitivityTableShowsFailedCases(t *testing.T) {
 		t.Errorf("tornado bars of the unaffected variant: %+v", bars)
 	}
 }
+
+// A report of a result whose every run failed shows the failed runs, the
+// parameters and the stamp: no chart, claims or summary table, all of which
+// would be empty.
+func TestReportOfFailedRunsOnly(t *testing.T) {
+	r := ResultReport(failingFixture(t, func(platforms.RunSpec) bool { return true }))
+	page := r.HTML()
+	if len(r.charts) != 0 || strings.Contains(page, "mean ± 95% CI") || strings.Contains(page, "Claims:") ||
+		!containsAll(page, "runs failed (left out of the statistics)", "deadlock at 1ms", "Parameters of ", "Reproducibility:") {
+		t.Errorf("%d charts; page:\n%s", len(r.charts), page[strings.Index(page, "<body>"):])
+	}
+	if some := ResultReport(failingFixture(t, func(s platforms.RunSpec) bool { return s.Repeat == 0 })); len(some.charts) == 0 {
+		t.Error("a result with some runs left has no chart")
+	}
+}

@@ -52,19 +52,24 @@ func Stamp(res *Result) string {
 // Result adds an experiment's result: description, the failed runs (if
 // any), the claims table (the article against the model), a bar chart per
 // metric, the summary table, the parameters and the reproducibility stamp.
+// When every run failed, the failed runs stand in for the claims, charts
+// and summary, which would be empty.
 func (r *Report) Result(res *Result) *Report {
 	e := res.Experiment
 	r.Markdown("## " + e.Name + "\n\n" + e.Description)
-	if len(res.Failures()) > 0 {
+	failed := len(res.Failures())
+	if failed > 0 {
 		r.Table(FailuresTable(res))
 	}
-	if claims := res.Claims(); len(claims) > 0 {
-		r.Table(ClaimsTable(claims))
+	if failed < len(res.Runs) {
+		if claims := res.Claims(); len(claims) > 0 {
+			r.Table(ClaimsTable(claims))
+		}
+		for _, m := range e.Metrics {
+			r.Chart(BarsCI(res, m.Name))
+		}
+		r.Table(SummaryTable(res))
 	}
-	for _, m := range e.Metrics {
-		r.Chart(BarsCI(res, m.Name))
-	}
-	r.Table(SummaryTable(res))
 	r.Table(ParamsTable("Parameters of "+e.Name+" (platform "+e.Platform+")", e.Params))
 	r.Markdown(Stamp(res))
 	return r
