@@ -1,6 +1,6 @@
 package labkit
 
-// Mutation table (issue 18): each mutant is one small edit of the code that
+// Mutation table: each mutant is one small edit of the code that
 // a green `make test` must notice; "killed by" names the test that fails on
 // it. The edits themselves are in mutants below. TestMutantTable checks,
 // on every run, that each edit still applies to the code (its text occurs

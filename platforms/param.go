@@ -11,7 +11,8 @@ import (
 // Provenance says where a parameter's value comes from.
 type Provenance string
 
-// The provenance tags of calibration.md.
+// Provenance tags: a source measured it, bounds it, states it in code,
+// yields it by arithmetic, or nobody published it.
 const (
 	MEAS    Provenance = "MEAS"    // a published measurement
 	BOUND   Provenance = "BOUND"   // a pass/fail limit from a vendor test suite (an upper bound)

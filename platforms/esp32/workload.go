@@ -61,7 +61,7 @@ func WorkloadParams() platforms.Params {
 		{Key: KeyAlign, Value: 8, Unit: "bytes", Prov: platforms.CODE, Min: 8, Max: 64, Choices: []float64{8, 32, 64},
 			Source: article + " (advice: __attribute__((aligned(64))) against cache-line ping-pong)", Doc: "alignment of the counter, the sync object and each TCB's notification words"},
 		{Key: KeyPeriphHz, Value: 1000, Unit: "Hz", Prov: platforms.CODE, Min: 1, Max: 100_000,
-			Source: "issue 5 (a 1 kHz peripheral interrupt on core 0 measures interrupt latency)", Doc: "rate of the periodic peripheral interrupt on core 0 (phase drawn from the seed)"},
+			Source: "scenario (a 1 kHz peripheral interrupt on core 0 measures interrupt latency)", Doc: "rate of the periodic peripheral interrupt on core 0 (phase drawn from the seed)"},
 		{Key: KeyPeriphISR, Value: 50, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 100_000, Low: 20, High: 200,
 			Source: "a handler that acknowledges a timer-group interrupt (not measured)", Doc: "work of the peripheral interrupt's handler"},
 		{Key: KeyPSRAM, Value: 0, Unit: "flag", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},

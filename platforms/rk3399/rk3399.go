@@ -62,7 +62,7 @@ func Params() platforms.Params {
 			Doc: "leakage of a powered A72, drawn also in WFE/WFI (clock-gated); cut in CPU_SLEEP", Min: 0, Max: 500, Low: 20, High: 200},
 		{Key: "spin_share", Value: 0.8, Unit: "", Prov: platforms.ASSUME, Source: "no source; a ldr/yield loop toggles fewer gates than general code",
 			Doc: "dynamic power of a busy-wait loop as a share of executing power", Min: 0, Max: 1, Low: 0.5, High: 1},
-		{Key: "same_cluster_ns", Value: 100, Unit: "ns", Prov: platforms.ASSUME, Source: srcC2C + "; calibration.md suggests A53<->A53 100, A72<->A72 80 (sim has one in-cluster figure)",
+		{Key: "same_cluster_ns", Value: 100, Unit: "ns", Prov: platforms.ASSUME, Source: srcC2C + "; one in-cluster figure for both clusters: the A72s' ~80 ns from those proxies, an A53 pair assumed slower (~100 ns)",
 			Doc: "cache-line transfer between two cores of one cluster", Min: 1, Max: 1000, Low: 60, High: 120},
 		{Key: "cross_cluster_ns", Value: 250, Unit: "ns", Prov: platforms.ASSUME, Source: srcC2C + "; A72<->A53 over CCI-500",
 			Doc: "cache-line transfer between the A53 and A72 clusters (CCI-500)", Min: 1, Max: 2000, Low: 200, High: 300},
