@@ -42,6 +42,32 @@ func TestCountsTakeWholeNumbers(t *testing.T) {
 	}
 }
 
+// TestTextsStandAlone: no parameter source, description or doc points at a
+// file outside the repository (the team's notes: calibration.md,
+// notebook-notes.md, the seeds and peers folders) or climbs out of it.
+func TestTextsStandAlone(t *testing.T) {
+	outside := []string{"../", "calibration.md", "notebook-notes.md", "seeds/", "shared/"}
+	for _, e := range All() {
+		texts := []string{e.Description}
+		for _, p := range e.Params {
+			texts = append(texts, p.Source, p.Doc)
+		}
+		for _, m := range e.Metrics {
+			texts = append(texts, m.Doc)
+		}
+		for _, v := range e.Variants {
+			texts = append(texts, v.Doc)
+		}
+		for _, text := range texts {
+			for _, o := range outside {
+				if strings.Contains(text, o) {
+					t.Errorf("%s: %q points outside the repository: %s", e.Name, o, text)
+				}
+			}
+		}
+	}
+}
+
 func TestReferencesReachTheirExperiments(t *testing.T) {
 	rows, err := labkit.AllReferences()
 	if err != nil || len(rows) == 0 {
