@@ -110,6 +110,36 @@ func TestRunJSON(t *testing.T) {
 	}
 }
 
+// lab run -sweep runs every point of the axis, in place of the
+// experiment's own sweep over that key, and prints one cell per variant and
+// point.
+func TestRunSweep(t *testing.T) {
+	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		cells map[string]float64 // variant@n: mean cost
+	}{
+		{"new axis", []string{"run", "cli-fixture", "-sweep", "n=5,30", "-json"}, map[string]float64{"a@5": 6, "b@5": 11, "a@30": 31, "b@30": 61}},
+		{"replaces the experiment's", []string{"run", "cli-deadlock", "-sweep", "n=10,30", "-json"}, map[string]float64{"a@10": 10.5, "b@10": 10.5, "a@30": 30.5, "b@30": 30.5}},
+	} {
+		code, out, stderr := runCLI(t, tc.args...)
+		var got labkit.RunDoc
+		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+			t.Fatalf("%s: exit %d, %v\n%s", tc.name, code, err, stderr)
+		}
+		if len(got.Axes) != 1 || got.Axes[0].Param != "n" || len(got.Cells) != len(tc.cells) {
+			t.Fatalf("%s: axes %+v, %d cells", tc.name, got.Axes, len(got.Cells))
+		}
+		for _, c := range got.Cells {
+			k := fmt.Sprintf("%s@%g", c.Variant, c.Params["n"])
+			if want, ok := tc.cells[k]; !ok || float64(c.Metrics["cost"]) != want || c.Failed != 0 {
+				t.Errorf("%s: cell %s cost %g (failed %d), want %g", tc.name, k, c.Metrics["cost"], c.Failed, want)
+			}
+		}
+	}
+}
+
 func TestBadInputExitStatus2(t *testing.T) {
 	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
 	tests := []struct {
@@ -140,6 +170,13 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-o", os.DevNull}, "-o: /dev/null is a device, not a regular file"},
 		{[]string{"run", "cli-fixture", "-csv", t.TempDir()}, "is a directory, not a regular file"},
 		{[]string{"merge", "-runs", "x.msgpack"}, "add -json"},
+		{[]string{"run", "cli-fixture", "-sweep", "n"}, `-sweep "n": want key=v1,v2,...; keys: n`},
+		{[]string{"run", "cli-fixture", "-sweep", "n=1,x"}, `-sweep n: value "x" is not a number`},
+		{[]string{"run", "cli-fixture", "-sweep", "n=5,500"}, "sweep: parameter n: value 500 out of range [1, 100]"},
+		{[]string{"run", "cli-fixture", "-sweep", "zz=1,2"}, `sweep over unknown parameter "zz"; known: n`},
+		{[]string{"run", "cli-fixture", "-sweep", "n=1", "-sweep", "n=2"}, "-sweep n given twice"},
+		{[]string{"run", "cli-fixture", "-set", "n=5", "-sweep", "n=1,2"}, "-set n=5 and -sweep n=1,2: a swept parameter takes the sweep's values"},
+		{[]string{"run", "cli-fixture", "-sweep", "n=1,2", "-repeats", "300000"}, "2 variants x 2 sweep points x 300000 repeats"},
 		{[]string{"bench", "-against", "HEAD", "-against-trials", "0"}, "-against-trials 0: want at least 1"},
 		{[]string{"bench", "-against", "HEAD", "-against-runs", "cli-fixture,nope"}, "-against-runs: "},
 	}

@@ -18,7 +18,7 @@ import (
 
 // runFlags are lab run's flags.
 type runFlags struct {
-	sets, variants                        multi
+	sets, sweeps, variants                multi
 	seed, report, csv, shard, result, dir string
 	profile                               string
 	repeats, workers                      int
@@ -29,6 +29,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("run", stderr)
 	var f runFlags
 	fs.Var(&f.sets, "set", "override a parameter: -set key=value (repeatable)")
+	fs.Var(&f.sweeps, "sweep", "sweep a parameter: -sweep key=v1,v2,... (repeatable: a grid, the last varying fastest; replaces the experiment's sweep of key)")
 	fs.Var(&f.variants, "variant", "run only this variant (repeatable)")
 	fs.StringVar(&f.seed, "seed", "", "experiment seed (default: the experiment's)")
 	fs.IntVar(&f.repeats, "repeats", 0, "repeats per variant and sweep point, at least 1 (default: the experiment's)")
@@ -79,6 +80,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if e, err = e.WithSettings(f.sets...); err != nil { // -set wins over the profile
 			return usageError{err}
 		}
+	}
+	if e, err = withSweeps(e, f.sweeps, f.sets); err != nil {
+		return err
 	}
 	opts := labkit.RunOptions{Fresh: f.fresh, Workers: f.workers, Log: stderr, Dir: f.dir, File: f.result, Progress: terminalProgress(stderr)}
 	if f.shard != "" {
@@ -273,6 +277,44 @@ func experimentFromFlags(name string, sets, variants []string, seed string, repe
 	}
 	if repeats > 0 {
 		e.Repeats = repeats
+	}
+	if _, err := labkit.RunCount(e); err != nil {
+		return e, usageError{err}
+	}
+	return e, nil
+}
+
+// withSweeps adds the -sweep axes to e, after -set and the profile: a swept
+// key takes the sweep's values, so setting it too is an error.
+func withSweeps(e platforms.Experiment, sweeps, sets []string) (platforms.Experiment, error) {
+	seen := map[string]bool{}
+	for _, s := range sweeps {
+		key, list, ok := strings.Cut(s, "=")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" || strings.TrimSpace(list) == "" {
+			return e, badInput("-sweep %q: want key=v1,v2,...; keys: %s", s, strings.Join(e.Params.Keys(), ", "))
+		}
+		if seen[key] {
+			return e, badInput("-sweep %s given twice", key)
+		}
+		seen[key] = true
+		for _, set := range sets {
+			if k, _, _ := strings.Cut(set, "="); strings.TrimSpace(k) == key {
+				return e, badInput("-set %s and -sweep %s: a swept parameter takes the sweep's values", set, s)
+			}
+		}
+		var values []float64
+		for _, f := range strings.Split(list, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return e, badInput("-sweep %s: value %q is not a number", key, f)
+			}
+			values = append(values, v)
+		}
+		var err error
+		if e, err = e.WithSweep(key, values...); err != nil {
+			return e, usageError{err}
+		}
 	}
 	if _, err := labkit.RunCount(e); err != nil {
 		return e, usageError{err}
