@@ -129,13 +129,23 @@ type Claim struct {
 	// SimRatio is Sides[0]/Sides[1] simulated, with Fieller's interval.
 	SimRatio Ratio  `json:"sim_ratio"`
 	Verdict  string `json:"verdict"`
+	// At says where the simulated side was measured: "this run's
+	// parameters", with the sweep point when there is a sweep.
+	At string `json:"at"`
 }
 
 // Claims compares the experiment's reference numbers with the simulated
 // means at the default sweep point, one Claim per metric, in the order the
 // references list them.
 func (r *Result) Claims() []Claim {
-	point := r.DefaultPoint()
+	point, own := r.defaultPoint()
+	at := "this run's parameters"
+	switch {
+	case len(r.Experiment.Sweep) > 0 && own:
+		at = pointLabel(r.Experiment.Points()[point]) + " (" + at + ")"
+	case len(r.Experiment.Sweep) > 0:
+		at = pointLabel(r.Experiment.Points()[point]) + ": the sweep's first point, since it leaves out the parameters' own values"
+	}
 	var claims []Claim
 	index := map[string]int{}
 	for _, ref := range r.Experiment.Reference {
@@ -148,7 +158,7 @@ func (r *Result) Claims() []Claim {
 		if !ok {
 			i = len(claims)
 			index[ref.Metric] = i
-			claims = append(claims, Claim{Article: ref.Article, Metric: ref.Metric, Unit: ref.Unit, Quote: ref.Quote})
+			claims = append(claims, Claim{Article: ref.Article, Metric: ref.Metric, Unit: ref.Unit, Quote: ref.Quote, At: at})
 		}
 		s := Summarize(vals)
 		claims[i].Sides = append(claims[i].Sides, ClaimSide{Variant: ref.Variant, Article: ref.Value, Sim: s,

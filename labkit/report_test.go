@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"synclab/platforms"
 )
 
 // fakeECharts makes a file with the given text the local ECharts copy for
@@ -94,6 +96,35 @@ func TestClaims(t *testing.T) {
 	}
 	if d := claims[0].Sides[1].DeviationPct; !near(d, 100*(claims[0].Sides[1].Sim.Mean-0.03)/0.03, 1e-9) {
 		t.Errorf("deviation %g", d)
+	}
+}
+
+// The claims say where the simulated side comes from: the run's
+// parameters, at its sweep point when it has one, or at the sweep's first
+// point when the sweep leaves the parameters' own values out.
+func TestClaimsSayWhere(t *testing.T) {
+	at := func(e platforms.Experiment) string {
+		res, err := Execute(context.Background(), withRun(e, fixtureRun), RunOptions{Progress: NoProgress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ClaimsTable(res.Claims()).Title
+	}
+	other, err := fixture().WithSweep("work", 50, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		e    platforms.Experiment
+		want string
+	}{
+		{fixture(), "Claims: article vs simulated, at this run's parameters"},
+		{sweptFixture(t), "Claims: article vs simulated, at work=100 (this run's parameters)"},
+		{other, "Claims: article vs simulated, at work=50: the sweep's first point, since it leaves out the parameters' own values"},
+	} {
+		if got := at(tc.e); got != tc.want {
+			t.Errorf("title %q, want %q", got, tc.want)
+		}
 	}
 }
 

@@ -159,6 +159,12 @@ func (r *Result) Summary(variant string, point int, metric string) Summary {
 // DefaultPoint is the sweep point whose swept values equal the parameter
 // defaults, or point 0 when none does.
 func (r *Result) DefaultPoint() int {
+	i, _ := r.defaultPoint()
+	return i
+}
+
+// defaultPoint is DefaultPoint, and whether a point matched.
+func (r *Result) defaultPoint() (int, bool) {
 	defaults := r.Experiment.Params.Values()
 	for i, p := range r.Experiment.Points() {
 		match := true
@@ -166,8 +172,8 @@ func (r *Result) DefaultPoint() int {
 			match = match && defaults[k] == v
 		}
 		if match {
-			return i
+			return i, true
 		}
 	}
-	return 0
+	return 0, false
 }

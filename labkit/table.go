@@ -305,11 +305,15 @@ func FailuresTable(r *Result) Table {
 }
 
 // ClaimsTable shows article vs simulated numbers, how the model compares
-// with the article ("36x lower"), direction and verdict, one row per claim;
-// a variant whose runs all failed shows "failed" instead of a simulated
-// number.
+// with the article ("36x lower"), direction and verdict, one row per claim,
+// and in its title where the simulated side comes from (Claim.At); a variant
+// whose runs all failed shows "failed" instead of a simulated number.
 func ClaimsTable(claims []Claim) Table {
-	t := Table{Title: "Claims: article vs simulated (default parameters)", Key: 1,
+	title := "Claims: article vs simulated"
+	if len(claims) > 0 {
+		title += ", at " + claims[0].At
+	}
+	t := Table{Title: title, Key: 1,
 		Header: []string{"metric", "unit", "article", "simulated (mean ± 95% CI)", "model vs article", "direction", "verdict"}}
 	for _, c := range claims {
 		var art, sim, dev []string
