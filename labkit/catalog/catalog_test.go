@@ -32,7 +32,7 @@ func TestAllValidAndUnique(t *testing.T) {
 // cycles, rounds, hand-offs...) accepts whole numbers only, or the model
 // would silently run a truncated value (cpu_b=1.7 ran CPU 1).
 func TestCountsTakeWholeNumbers(t *testing.T) {
-	counts := []string{"cpu", "cores", "cycles", "tasks", "entries", "rounds", "round trips", "hand-offs", "polls", "wakeups", "iterations", "per task", "bytes"}
+	counts := []string{"cpu", "cores", "cycles", "tasks", "entries", "rounds", "round trips", "hand-offs", "polls", "wakeups", "iterations", "per task", "bytes", "ops"}
 	for _, e := range All() {
 		for _, p := range e.Params {
 			if slices.Contains(counts, p.Unit) && !p.Integer && len(p.Choices) == 0 {
