@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"flag"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -14,12 +15,14 @@ import (
 	"synclab/sim"
 )
 
-// runLength caps the parameters that set how long a run is, so that a run
-// at drawn settings stays short; every other parameter ranges over all the
-// values it accepts.
+// runLength caps the parameters that set how long a run is: its length,
+// and the lengths of each cycle that multiply it (a critical section, the
+// work outside it), so that a run at drawn settings mostly takes well under
+// a second; every other parameter ranges over all the values it accepts.
 var runLength = map[string]float64{
 	"iterations": 50, "rounds": 50, "handoffs": 40, "duration_ms": 3,
 	"hold_us": 2000, "medium_us": 2000, "hold_max_us": 50_000,
+	"cs_cycles": 100_000, "loop_cycles": 100_000, "cs_us": 1000,
 }
 
 // drawSettings picks an experiment, a variant and settings from seed: each
@@ -76,12 +79,18 @@ func drawSettings(exps []platforms.Experiment, seed uint64) (platforms.Experimen
 func checkSettings(t *testing.T, e platforms.Experiment, spec platforms.RunSpec) {
 	t.Helper()
 	// Not a speed check: a run that never ends fails here, naming its
-	// settings, instead of hanging the test binary until it times out.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// settings, instead of hanging the test binary until it times out. A
+	// fuzzing worker skips a slow input instead: go test -fuzz stops a
+	// worker that spends 10 s on one input (golang/go#56238).
+	limit, slow := 2*time.Minute, t.Fatalf
+	if fuzzWorker() {
+		limit, slow = 5*time.Second, t.Skipf
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	res, err := e.Run(ctx, spec)
 	if errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("%s/%s at %v: no end after 2 minutes of wall time: %v", e.Name, spec.Variant, spec.Params, err)
+		slow("%s/%s at %v: no end after %v of wall time: %v", e.Name, spec.Variant, spec.Params, limit, err)
 	}
 	if err != nil {
 		if !namesParam(e, err) && !strings.Contains(err.Error(), " waits on ") {
@@ -100,13 +109,23 @@ func checkSettings(t *testing.T, e platforms.Experiment, spec platforms.RunSpec)
 		t.Errorf("%s/%s at %v: counter %v, expected %v: mutual exclusion broke", e.Name, spec.Variant, spec.Params, c, res.Metrics["expected_counter"])
 	}
 	spec.Detailed = true
-	full, err := e.Run(context.Background(), spec)
+	full, err := e.Run(ctx, spec)
+	if errors.Is(err, context.DeadlineExceeded) {
+		slow("%s/%s at %v: in full detail, no end after %v of wall time: %v", e.Name, spec.Variant, spec.Params, limit, err)
+	}
 	if err != nil {
 		t.Fatalf("%s/%s at %v: in full detail: %v", e.Name, spec.Variant, spec.Params, err)
 	}
 	if !reflect.DeepEqual(res.Metrics, full.Metrics) || !reflect.DeepEqual(res.Samples, full.Samples) {
 		t.Errorf("%s/%s at %v: fast-forwarded run differs from the detailed one:\n%v\n%v", e.Name, spec.Variant, spec.Params, res.Metrics, full.Metrics)
 	}
+}
+
+// fuzzWorker reports whether this process fuzzes for go test -fuzz (its
+// -test.fuzzworker flag, set by the go command).
+func fuzzWorker() bool {
+	f := flag.Lookup("test.fuzzworker")
+	return f != nil && f.Value.String() == "true"
 }
 
 // namesParam reports whether err is bad input that names one of e's
