@@ -92,9 +92,11 @@ type Result struct {
 	Elapsed    sim.Time
 	EnergyMJ   float64 // all used cores
 	PowerMW    float64 // EnergyMJ over Elapsed
-	WaitTime   sim.Time
-	Wakeups    map[string]int
-	Ticks      int
+	// WaitTime is the used CPUs' time waiting for a lock: a handler that
+	// interrupts a waiting thread pauses its wait, so no time counts twice.
+	WaitTime sim.Time
+	Wakeups  map[string]int
+	Ticks    int
 	// Idle is the used CPUs' time in the idle loop (what the OS counts as
 	// idle); Schedules the schedule() calls of the tiered policy.
 	Idle      sim.Time
@@ -163,8 +165,13 @@ type run struct {
 	counters []sim.Addr // one shared counter per lock
 	holders  []int      // CPUs inside each lock's critical section
 	released []sim.Time // each lock's last release
-	nested   []int      // slow-path entries of handlers, per CPU (take)
-	think    float64    // mean sleep after an operation, for the offered load
+	// waitFrom is, per CPU, when the running context's lock wait began (or
+	// resumed after a handler), -1 when it is not waiting: a handler that
+	// interrupts a waiting thread pauses the thread's wait, so the stall
+	// time counts each CPU's time once.
+	waitFrom []sim.Time
+	nested   []int   // slow-path entries of handlers, per CPU (take)
+	think    float64 // mean sleep after an operation, for the offered load
 	res      Result
 	fail     error // the first breach of mutual exclusion
 }
@@ -199,6 +206,10 @@ func (w Workload) boot(e *sim.Engine) (*run, error) {
 	r.holders = make([]int, nlocks)
 	r.released = make([]sim.Time, nlocks)
 	r.nested = make([]int, w.Cores)
+	r.waitFrom = make([]sim.Time, w.Cores)
+	for i := range r.waitFrom {
+		r.waitFrom[i] = -1
+	}
 	for i := range r.locks {
 		if r.locks[i], err = r.k.NewSpinlock(w.Flavour, w.Wait); err != nil {
 			return nil, err
@@ -234,11 +245,19 @@ func (r *run) handler(p *sim.Proc, _ sim.IRQ) {
 	if p.Now() >= r.w.Duration {
 		return
 	}
+	cpu := p.Core().ID
+	interrupted := r.waitFrom[cpu] // a thread's wait, which pauses here
+	if interrupted >= 0 {
+		r.res.WaitTime += p.Now() - interrupted
+	}
 	li := r.lockOf(p)
 	a := r.spinLockIRQSave(p, li)
 	r.res.IRQWaits.Add(a.wait())
 	r.critical(p, li, r.w.IRQCS)
 	r.spinUnlockIRQRestore(p, a)
+	if interrupted >= 0 {
+		r.waitFrom[cpu] = p.Now()
+	}
 }
 
 // lockOf returns the index of the lock taken on p's CPU: its cluster's
@@ -270,6 +289,8 @@ func (a acquisition) wait() sim.Time { return a.held - a.start }
 // tells the two slow-path entries apart).
 func (r *run) spinLockIRQSave(p *sim.Proc, li int) acquisition {
 	a := acquisition{li: li, start: p.Now()}
+	cpu := p.Core().ID
+	r.waitFrom[cpu] = a.start
 	var contended bool
 	a.flags, contended = r.take(p, li)
 	a.held = p.Now()
@@ -277,7 +298,8 @@ func (r *run) spinLockIRQSave(p *sim.Proc, li int) acquisition {
 		r.res.Contended++
 	}
 	r.res.Waits.Add(a.wait())
-	r.res.WaitTime += a.wait()
+	r.res.WaitTime += a.held - r.waitFrom[cpu]
+	r.waitFrom[cpu] = -1
 	if a.wait() > 0 && a.start < r.released[li] {
 		r.res.Handoffs.Add(a.held - r.released[li])
 	}
