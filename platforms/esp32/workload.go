@@ -366,10 +366,10 @@ func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
 	// body and exit; the tick's context switches and contention only add):
 	// from 1 on, an interrupt is pending again before the last one returns.
 	hzCPU := float64(k.cfg.CPUMHz) * 1e6
-	periph := float64(k.cfg.IRQEntry+isrCycles+k.cfg.IRQExit) * hz / hzCPU
+	n := k.cfg.IRQEntry + isrCycles + k.cfg.IRQExit
+	periph := float64(n) * hz / hzCPU
 	tick := float64(k.cfg.IRQEntry+k.cfg.TickBody+k.cfg.IRQExit) * float64(k.cfg.TickHz) / hzCPU
 	if periph+tick >= 1 {
-		n := k.cfg.IRQEntry + isrCycles + k.cfg.IRQExit
 		return fmt.Errorf("parameters %s = %g, %s = %d, %s = %d, %s = %d and %s = %d: the peripheral interrupt's entry, handler and exit (%d cycles, %v) every %v take, with the tick, %.0f%% of core 0, which would never run its tasks again (want under 100%%)",
 			KeyPeriphHz, hz, KeyPeriphISR, isrCycles, KeyIRQEntry, k.cfg.IRQEntry, KeyIRQExit, k.cfg.IRQExit, KeyCPUMHz, k.cfg.CPUMHz,
 			n, sim.Time(float64(n)/hzCPU*float64(sim.Second)), period, 100*(periph+tick))
