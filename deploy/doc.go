@@ -9,5 +9,7 @@
 // The tests decode the Job strictly into the Kubernetes API types, run both
 // files' command lines locally for every index against a small experiment,
 // merge the shares with lab merge and check the merged runs are bit-identical
-// to an unsharded run; the README shows both files as they are.
+// to an unsharded run; the README shows both files as they are. Other tests
+// start the lab as make lab does (scripts/lab.sh) and check it listens on
+// loopback only, requires its token and refuses a port that is taken.
 package deploy
