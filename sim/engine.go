@@ -66,14 +66,18 @@ type Engine struct {
 	settled  uint64
 
 	// Limits.
-	Until     Time   // stop when simulated time would pass Until (0: no limit)
-	MaxEvents uint64 // report a runaway after this many events (0: no limit)
+	Until Time // stop when simulated time would pass Until (0: no limit)
+	// MaxEvents reports a runaway after this many events (0: no limit). A
+	// process looping alone on its core takes none: cancel Run's context
+	// to stop it.
+	MaxEvents uint64
 
 	// Trace, when set, records core-state spans (and OS lanes) in its window.
 	Trace *Trace
 
 	stopReason string
 	progress   uint64 // resumptions of non-daemon processes
+	alone      uint64 // time steps a process took with no event due first (aloneStop)
 	err        error  // set by Proc.Fail
 	faults     Faults
 	frand      *rand.Rand
@@ -221,6 +225,21 @@ func (e *Engine) stopDue() bool {
 	return false
 }
 
+// aloneStop is stopDue for a process whose clock moves with no event due
+// first, which takes no event at all: a loop that never waits, on a core
+// with nothing else to do, would otherwise never let Run see a cancelled
+// context. Every checkEvery such steps it checks the context; when it is
+// cancelled, the step waits for an event like any other, and Run, checking
+// before that event, returns ErrStopped. Runs that are not cancelled take
+// the same steps either way.
+func (e *Engine) aloneStop() bool {
+	if e.alone++; e.alone%checkEvery != 0 || e.ctx == nil || e.ctx.Err() == nil {
+		return false
+	}
+	e.checkAt = e.events
+	return true
+}
+
 // checkEvery is how many events pass between checks of Run's context.
 const checkEvery = 4096
 
@@ -341,7 +360,8 @@ func (p *Proc) hardwareWait() string {
 // ErrStopped is returned by Run when its context is cancelled.
 var ErrStopped = errors.New("simulation stopped")
 
-// StopReason says why the last Run returned: "done", "time limit".
+// StopReason says why the last Run returned: "done", "time limit", or ""
+// when it returned an error.
 func (e *Engine) StopReason() string { return e.stopReason }
 
 // Run dispatches events until every non-daemon process has finished, the
@@ -352,7 +372,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	if len(e.cores) == 0 {
 		return errors.New("engine: cores: 0; add at least one core")
 	}
-	e.ctx = ctx
+	e.ctx, e.stopReason = ctx, ""
 	defer func() { e.ctx = nil }()
 	defer e.finish()
 	lastProgress, quiet, quietSince := ^uint64(0), 0, e.now

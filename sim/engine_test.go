@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // workload runs a random mix of locks, atomics, interrupts, WFE waits and
@@ -279,6 +280,49 @@ func TestCancelPrompt(t *testing.T) {
 	}
 }
 
+// A process looping alone on its core, with nothing else to wait for,
+// takes no events at all (its clock just moves); cancelling the context
+// still stops the run within a few thousand of its steps.
+func TestCancelLoneLoop(t *testing.T) {
+	for _, op := range []struct {
+		name string
+		step func(p *Proc)
+	}{
+		{"compute", func(p *Proc) { p.Compute(1) }},
+		{"atomic on its own line", func(p *Proc) { p.FetchAdd(ramBase, 1) }},
+	} {
+		t.Run(op.name, func(t *testing.T) {
+			r := newRig(t, 1, false, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			const n = 20_000
+			k := 0
+			r.e.Spawn(r.e.Cores()[0], "alone", func(p *Proc) {
+				for ; ; k++ {
+					op.step(p)
+					if k == n {
+						cancel()
+					}
+				}
+			})
+			done := make(chan error, 1)
+			go func() { done <- r.e.Run(ctx) }()
+			select {
+			case err := <-done:
+				r.e.Close() // not while the run goes on: Close would wait for it
+				if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) {
+					t.Fatalf("got %v, want ErrStopped wrapping context.Canceled", err)
+				}
+				if k-n > 5000 {
+					t.Fatalf("stopped %d steps after the cancel, want at most 5000", k-n)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the run ignored its cancelled context for a minute")
+			}
+		})
+	}
+}
+
 // cancelAfter runs two processes that add to one word forever, the first
 // cancelling the run's context after n additions, and returns the event
 // count at the cancel (0 if it never came). The run must stop with
@@ -315,14 +359,26 @@ func BenchmarkCancel(b *testing.B) {
 	}
 }
 
-// The time limit stops a run at Until, with the reason.
+// The time limit stops a run at Until, with the reason; a run that goes on
+// from there and fails has no reason left over from the first.
 func TestTimeLimit(t *testing.T) {
 	r := newRig(t, 1, false, nil)
 	r.e.Until = 3 * Millisecond
-	r.e.Spawn(r.e.Cores()[0], "long", func(p *Proc) { p.Compute(10_000_000) })
+	r.e.Spawn(r.e.Cores()[0], "long", func(p *Proc) {
+		p.Compute(10_000_000)
+		for {
+			p.Compute(1)
+		}
+	})
 	r.run(t)
 	if r.e.Now() != 3*Millisecond || r.e.StopReason() != "time limit" {
 		t.Fatalf("stopped at %v (%s), want 3ms (time limit)", r.e.Now(), r.e.StopReason())
+	}
+	r.e.Until = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := r.e.Run(ctx); !errors.Is(err, ErrStopped) || r.e.StopReason() != "" {
+		t.Fatalf("second run: %v, stop reason %q; want ErrStopped and no reason", err, r.e.StopReason())
 	}
 	r.e.Close()
 }
