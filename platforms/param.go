@@ -60,7 +60,7 @@ func (p Param) Check(v float64) error {
 		return fmt.Errorf("parameter %s: value %g not allowed; choose one of %v", p.Key, v, p.Choices)
 	}
 	if v < p.Min || v > p.Max {
-		return fmt.Errorf("parameter %s: value %g out of range [%g, %g] %s", p.Key, v, p.Min, p.Max, p.Unit)
+		return fmt.Errorf("parameter %s: value %g out of range %s", p.Key, v, strings.TrimSpace(fmt.Sprintf("[%g, %g] %s", p.Min, p.Max, p.Unit)))
 	}
 	return nil
 }

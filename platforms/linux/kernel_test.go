@@ -31,7 +31,8 @@ func TestErrorsNameTheField(t *testing.T) {
 		{"device cpu", func() error { _, err := r.k.Device("d", 2, linux.IRQDevice, sim.Millisecond, false, nil); return err }, "cpu = 2 out of range"},
 		{"device line", func() error { _, err := r.k.Device("d", 0, sim.IRQLines, sim.Millisecond, false, nil); return err }, `linux: device "d": irq = 64 out of range`},
 		{"no cores", func() error { _, err := linux.New(r.e, nil, r.e.Memory(), base, size, testConfig()); return err }, "no cores"},
-		{"mode name", func() error { _, err := linux.ParseMode("yield"); return err }, `wait mode "yield" unknown`},
+		{"mode name", func() error { _, err := linux.ParseMode("yield"); return err }, `wait mode "yield" unknown; known: wfe, wfi, relax, adaptive, tiered, wfet`},
+		{"flavour name", func() error { _, err := linux.ParseFlavour("mcs"); return err }, `spinlock flavour "mcs" unknown; known: qspinlock, ticket, tas, ttas, ticket-arm64`},
 		{"WFET timeout", func() error { w := wait(linux.WFET); w.Timeout = 0; return w.Validate() }, "Timeout = 0ns must be > 0"},
 		{"lost SEV", func() error { return r.k.SetLoseSEV(1.5) }, "LoseSEV = 1.5"},
 	} {
@@ -42,6 +43,11 @@ func TestErrorsNameTheField(t *testing.T) {
 	for _, m := range modes {
 		if got, err := linux.ParseMode(m.String()); got != m || err != nil {
 			t.Errorf("ParseMode(%q) = %v, %v; want %v", m.String(), got, err, m)
+		}
+	}
+	for _, f := range linux.Flavours {
+		if got, err := linux.ParseFlavour(string(f)); got != f || err != nil {
+			t.Errorf("ParseFlavour(%q) = %v, %v; want it back", f, got, err)
 		}
 	}
 }

@@ -30,14 +30,22 @@ const (
 // Flavours lists every algorithm.
 var Flavours = []Flavour{QSpinlock, Ticket, TAS, TTAS, TicketArm64}
 
+// ParseFlavour returns the algorithm called s (an experiment's variant).
+func ParseFlavour(s string) (Flavour, error) {
+	if f := Flavour(s); slices.Contains(Flavours, f) {
+		return f, nil
+	}
+	return "", fmt.Errorf("spinlock flavour %q unknown; known: %s", s, names(Flavours))
+}
+
 // NewSpinlock allocates a lock of flavour f on its own cache line with the
 // wait policy w.
 func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if !slices.Contains(Flavours, f) {
-		return nil, fmt.Errorf("spinlock flavour %q unknown; known: %v", f, Flavours)
+	if _, err := ParseFlavour(string(f)); err != nil {
+		return nil, err
 	}
 	a, err := k.Alloc(8)
 	if err != nil {

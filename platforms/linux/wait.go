@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"synclab/sim"
 )
@@ -52,7 +53,16 @@ func ParseMode(s string) (Mode, error) {
 			return Mode(i), nil
 		}
 	}
-	return 0, fmt.Errorf("wait mode %q unknown; known: %v", s, modeNames)
+	return 0, fmt.Errorf("wait mode %q unknown; known: %s", s, names(modeNames[:]))
+}
+
+// names lists names for an error message as the other parsers do: "a, b".
+func names[S ~string](ns []S) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
 }
 
 // Wait is a lock's waiting policy.

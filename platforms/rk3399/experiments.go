@@ -166,9 +166,9 @@ func runLockScaling(ctx context.Context, spec platforms.RunSpec) (platforms.RunR
 	if err := scalingParams().SetFrom(v, true); err != nil {
 		return platforms.RunResult{}, fmt.Errorf("lock-scaling: %w", err)
 	}
-	flavour := linux.Flavour(spec.Variant)
-	if !slices.Contains(linux.Flavours, flavour) {
-		return platforms.RunResult{}, fmt.Errorf("lock-scaling: variant %q unknown; known: %v", spec.Variant, linux.Flavours)
+	flavour, err := linux.ParseFlavour(spec.Variant)
+	if err != nil {
+		return platforms.RunResult{}, fmt.Errorf("lock-scaling: %w", err)
 	}
 	// The generic part takes the RK3399's A72 cluster and its latencies; the
 	// A53 parameters (not in scalingParams) take their defaults to build
