@@ -61,7 +61,10 @@ type Engine struct {
 	// direct is false to make every wait go through Run, for tests that
 	// compare direct hand-offs (Proc.await) with it; handOffs counts them,
 	// and settled the CondWait wake-ups that needed no switch (for tests).
-	direct   bool
+	direct bool
+	// ahead is false to make every wait an event, for tests that compare
+	// a process moving its clock itself (conservative lookahead) with it.
+	ahead    bool
 	handOffs uint64
 	settled  uint64
 
@@ -115,7 +118,7 @@ func (e *Engine) faultRand() *rand.Rand {
 
 // NewEngine returns an engine whose random streams derive from seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, q: newCalQueue(), direct: true}
+	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true}
 }
 
 // Now returns the current simulated time.
@@ -181,7 +184,7 @@ const never Time = 1<<63 - 1
 // without yielding: no other event can happen before t, so nothing it does
 // up to t can be affected by another component (conservative lookahead).
 func (e *Engine) canRunTo(t Time) bool {
-	return t < e.peek() && (e.Until == 0 || t <= e.Until)
+	return e.ahead && t < e.peek() && (e.Until == 0 || t <= e.Until)
 }
 
 // inlinePoll runs, from the running process, the next event if it comes
