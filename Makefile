@@ -9,9 +9,10 @@ TOOLS := $(ROOT)/.tools
 export PATH := $(TOOLS)/bin:$(PATH)
 export JUPYTER_PATH := $(TOOLS)/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
 
-# Overrides: make lab LAB_HOST=0.0.0.0 LAB_PORT=9999 (LAB_TOKEN is generated when empty).
+# Overrides: make lab LAB_HOST=0.0.0.0 LAB_PORT=9999 (LAB_TOKEN is generated when empty; without
+# LAB_PORT, scripts/lab.sh takes the first free port from 8888).
 LAB_HOST ?= 127.0.0.1
-LAB_PORT ?= 8888
+LAB_PORT ?=
 export LAB_HOST LAB_PORT LAB_TOKEN
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
@@ -20,11 +21,11 @@ REPORTS   ?= reports
 .PHONY: help setup setup-test lab lab-cli test test-race test-fuzz test-board test-image test-slurm report clean-tools
 
 help:
-	@echo "make lab     install what is missing (once), then start Jupyter on notebooks/ ($(LAB_HOST):$(LAB_PORT), token auth)"
+	@echo "make lab     install what is missing (once), then start Jupyter on notebooks/ ($(LAB_HOST):$(or $(LAB_PORT),8888 or the next free port), token auth)"
 	@echo "make test    go vet, every Go test, every notebook executed headless and its HTML checked (Chromium),"
 	@echo "             then make test-slurm and make test-image"
 	@echo "make test-race   the engine, the runner and its worker pool under the race detector"
-	@echo "make test-fuzz   each fuzz target for $(FUZZTIME) (result files, merge, journal, references, -set, -shard, notebooks, experiments at random settings)"
+	@echo "make test-fuzz   each fuzz target for $(FUZZTIME) (result files, merge, journal, references, -set, -shard, notebooks, experiments at random settings, random programs on the engine)"
 	@echo "make test-board  the board benchmarks cross-compiled for arm64 and smoke-run under qemu-user"
 	@echo "make test-slurm  the README's Slurm script on a one-node Slurm cluster (root)"
 	@echo "make test-image  the Dockerfile built with buildah and run: a report and Jupyter (root)"
@@ -70,6 +71,7 @@ test-fuzz:
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./labkit/ ; done
 	go test -run '^$$' -fuzz '^FuzzParseNotebook$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./labkit/nbexport/
 	go test -run '^$$' -fuzz '^FuzzSettings$$' -fuzztime $(FUZZTIME_SIM) -fuzzminimizetime 10x ./labkit/catalog/
+	go test -run '^$$' -fuzz '^FuzzPrograms$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./sim/
 
 test-board:
 	@bench/board/test.sh
