@@ -144,7 +144,7 @@ func runProgram(t *testing.T, pr program, mode engineMode, guard time.Duration) 
 // step runs one operation of a program on p (whose lock value is me).
 func (o *outcome) step(p *Proc, me uint64, code, arg byte) {
 	data := progData + Addr(arg%4)*64
-	switch code % 13 {
+	switch code % ops {
 	case 0:
 		p.Compute(1 + int64(arg)*13)
 	case 1:
@@ -185,9 +185,41 @@ func (o *outcome) step(p *Proc, me uint64, code, arg byte) {
 		p.WFI()
 	case 12:
 		p.SpinUntil(data, 1+int64(arg%8), func(v uint64) bool { return v == uint64(arg%2) })
+	case 13: // the same lock taken by an arm64 LL/SC acquire loop, its waits settled by the engine
+		p.Acquire(progLock, AcquireLoop{
+			Op:    func(old uint64) (uint64, bool) { return me, old == 0 },
+			Taken: func(old uint64) bool { return old == 0 },
+			Test:  func(v uint64) bool { return v == 0 },
+			Wait:  policy(arg),
+		})
+		v := p.Load(progGuarded)
+		p.Compute(int64(arg))
+		p.Store(progGuarded, v+1)
+		o.sections++
+		p.Store(progLock, 0)
+		p.SEV() // for waiters in WFE without a monitor armed
+	case 14:
+		p.CondWait(data, func(v uint64) bool { return v == uint64(arg%2) }, policy(arg))
+	case 15:
+		p.WFET(p.Now() + Time(arg)*10*Nanosecond)
+	case 16:
+		p.Swap(data, uint64(arg%2))
 	}
 	p.Load(progPrivate + Addr(p.Core().ID)*64)
-	o.ordered(p, fmt.Sprint("operation ", code%13))
+	o.ordered(p, fmt.Sprint("operation ", code%ops))
+}
+
+// ops is the number of operations step knows.
+const ops = 17
+
+// policy is a CondWait policy drawn from arg: polls with cpu_relax, then
+// WFE, with or without the exclusive monitor armed and a WFET timeout.
+func policy(arg byte) WaitPolicy {
+	w := WaitPolicy{Polls: int(arg % 4), RelaxCycles: 1 + int64(arg%8), Monitor: arg&4 != 0}
+	if arg&8 != 0 {
+		w.Timeout = Microsecond
+	}
+	return w
 }
 
 // ordered notes the time after an operation: one process runs at a time,
@@ -200,10 +232,12 @@ func (o *outcome) ordered(p *Proc, what string) {
 }
 
 // FuzzPrograms runs small random programs (computing, loads and stores,
-// CAS, atomic and LL/SC increments, critical sections under a spinlock,
-// WFE and SEV, masked sections, sleeps, WFI, spins on a value) on one to
-// four cores, with or without a periodic interrupt whose handler adds to a
-// counter, an event stream, caches. Whatever the program, its run:
+// CAS and swaps, atomic and LL/SC increments, critical sections under a
+// spinlock taken by CAS or by an LL/SC acquire loop, WFE, WFET and SEV,
+// masked sections, sleeps, WFI, spins and condition waits on a value) on
+// one to four cores, with or without a periodic interrupt whose handler
+// adds to a counter, an event stream, caches. Whatever the program, its
+// run:
 //   - ends: every process finishes, or the time limit comes, or Run
 //     reports a deadlock that names who waits on what; never a hang and
 //     never another error;
@@ -221,12 +255,13 @@ func (o *outcome) ordered(p *Proc, what string) {
 //     most of the engine's speed comes from).
 func FuzzPrograms(f *testing.F) {
 	for _, s := range [][]byte{
-		{1, 3, 0, 5, 6, 10, 0, 50, 6, 3, 4, 0},          // two cores, critical sections
-		{3, 2, 1, 3, 6, 5, 5, 0, 7, 0, 8, 0, 4, 1},      // four cores, ticks, WFE/SEV
-		{2, 4, 3, 9, 12, 1, 2, 1, 11, 0, 9, 40, 5, 2},   // spins, WFI, event stream
-		{0, 5, 0, 0, 4, 0, 0, 200, 10, 90},              // one core alone
-		{1, 1, 5, 1, 7, 0, 7, 0},                        // both wait in WFE: a deadlock, or the stream
-		{3, 5, 7, 20, 6, 15, 3, 1, 12, 0, 2, 1, 6, 200}, // uncached, everything at once
+		{1, 3, 0, 5, 6, 10, 0, 50, 6, 3, 4, 0},                   // two cores, critical sections
+		{3, 2, 1, 3, 6, 5, 5, 0, 7, 0, 8, 0, 4, 1},               // four cores, ticks, WFE/SEV
+		{2, 4, 3, 9, 12, 1, 2, 1, 11, 0, 9, 40, 5, 2},            // spins, WFI, event stream
+		{0, 5, 0, 0, 4, 0, 0, 200, 10, 90},                       // one core alone
+		{1, 1, 5, 1, 7, 0, 7, 0},                                 // both wait in WFE: a deadlock, or the stream
+		{3, 5, 7, 20, 6, 15, 3, 1, 12, 0, 2, 1, 6, 200},          // uncached, everything at once
+		{2, 3, 5, 9, 13, 6, 14, 1, 13, 12, 15, 30, 16, 1, 13, 4}, // LL/SC acquires, condition waits, WFET
 	} {
 		f.Add(s)
 	}
