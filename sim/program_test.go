@@ -68,6 +68,7 @@ type outcome struct {
 	last             Time   // the time after the last operation of any core
 	backwards        string // the first operation that ended before the one run before it
 	residency, spans []Time // per core: the sum of state residencies, the run's time
+	cores            []*Core
 }
 
 // engineMode is how the engine may shorten a run without changing it:
@@ -93,23 +94,39 @@ func runProgram(t *testing.T, pr program, mode engineMode, guard time.Duration) 
 	r.e.direct, r.e.ahead = mode.direct, mode.ahead
 	r.e.Until = 2 * Millisecond // bounds a spin that nothing ends: its polls are events
 	var o outcome
+	o.cores = r.e.Cores()
 	for _, c := range r.e.Cores() {
+		// The handler of the tick and of IPIs.
+		c.SetHandler(func(p *Proc, irq IRQ) {
+			p.FetchAdd(progAtomic, 1)
+			o.incs++
+			o.ordered(p, "handler")
+		})
 		if pr.tick {
-			c.SetHandler(func(p *Proc, irq IRQ) {
-				p.FetchAdd(progAtomic, 1)
-				o.incs++
-				o.ordered(p, "handler")
-			})
 			if err := c.NewTimer(1).Periodic(pr.tickPeriod, pr.tickPeriod+Time(c.ID)*Microsecond); err != nil {
 				t.Fatal(err)
 			}
 		}
+		// Each core runs its program in a task and in a twin task that
+		// the switch operation hands the core to and back (a context
+		// switch); the twin is a daemon, so a run ends with the tasks.
 		me := uint64(c.ID + 1)
 		ops := pr.ops[c.ID]
-		r.e.Spawn(c, fmt.Sprint("prog", c.ID), func(p *Proc) {
+		var task, twin *Proc
+		twin = r.e.NewProc(fmt.Sprint("twin", c.ID), true, func(p *Proc) {
 			for range pr.rounds {
 				for _, op := range ops {
-					o.step(p, me, op[0], op[1])
+					o.step(p, me, op[0], op[1], task)
+				}
+			}
+			for !task.done {
+				p.SwitchTo(task)
+			}
+		})
+		task = r.e.Spawn(c, fmt.Sprint("task", c.ID), func(p *Proc) {
+			for range pr.rounds {
+				for _, op := range ops {
+					o.step(p, me, op[0], op[1], twin)
 				}
 			}
 		})
@@ -141,8 +158,9 @@ func runProgram(t *testing.T, pr program, mode engineMode, guard time.Duration) 
 	return o
 }
 
-// step runs one operation of a program on p (whose lock value is me).
-func (o *outcome) step(p *Proc, me uint64, code, arg byte) {
+// step runs one operation of a program on p (whose lock value is me; other
+// shares its core).
+func (o *outcome) step(p *Proc, me uint64, code, arg byte, other *Proc) {
 	data := progData + Addr(arg%4)*64
 	switch code % ops {
 	case 0:
@@ -204,13 +222,19 @@ func (o *outcome) step(p *Proc, me uint64, code, arg byte) {
 		p.WFET(p.Now() + Time(arg)*10*Nanosecond)
 	case 16:
 		p.Swap(data, uint64(arg%2))
+	case 17:
+		p.SendIPI(o.cores[int(arg)%len(o.cores)], 2, Time(arg)*Nanosecond)
+	case 18:
+		if !other.done {
+			p.SwitchTo(other)
+		}
 	}
 	p.Load(progPrivate + Addr(p.Core().ID)*64)
 	o.ordered(p, fmt.Sprint("operation ", code%ops))
 }
 
 // ops is the number of operations step knows.
-const ops = 17
+const ops = 19
 
 // policy is a CondWait policy drawn from arg: polls with cpu_relax, then
 // WFE, with or without the exclusive monitor armed and a WFET timeout.
@@ -234,10 +258,10 @@ func (o *outcome) ordered(p *Proc, what string) {
 // FuzzPrograms runs small random programs (computing, loads and stores,
 // CAS and swaps, atomic and LL/SC increments, critical sections under a
 // spinlock taken by CAS or by an LL/SC acquire loop, WFE, WFET and SEV,
-// masked sections, sleeps, WFI, spins and condition waits on a value) on
-// one to four cores, with or without a periodic interrupt whose handler
-// adds to a counter, an event stream, caches. Whatever the program, its
-// run:
+// masked sections, sleeps, WFI, spins and condition waits on a value,
+// IPIs, context switches between two tasks) on one to four cores, with or
+// without a periodic interrupt, an event stream, caches; the handler of
+// the interrupts adds to a counter. Whatever the program, its run:
 //   - ends: every process finishes, or the time limit comes, or Run
 //     reports a deadlock that names who waits on what; never a hang and
 //     never another error;
@@ -262,6 +286,7 @@ func FuzzPrograms(f *testing.F) {
 		{1, 1, 5, 1, 7, 0, 7, 0},                                 // both wait in WFE: a deadlock, or the stream
 		{3, 5, 7, 20, 6, 15, 3, 1, 12, 0, 2, 1, 6, 200},          // uncached, everything at once
 		{2, 3, 5, 9, 13, 6, 14, 1, 13, 12, 15, 30, 16, 1, 13, 4}, // LL/SC acquires, condition waits, WFET
+		{1, 4, 1, 7, 18, 0, 17, 1, 6, 9, 18, 0, 17, 0, 4, 0},     // context switches, IPIs
 	} {
 		f.Add(s)
 	}
