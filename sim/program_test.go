@@ -27,6 +27,7 @@ const (
 type program struct {
 	cores, rounds     int
 	tick, stream, unc bool
+	idle              bool // the cores have an OS idle state
 	tickPeriod        Time
 	ops               [][][2]byte // per core: (opcode, argument)
 }
@@ -39,7 +40,7 @@ func decodeProgram(b []byte) program {
 		return 0
 	}
 	pr := program{cores: 1 + int(at(0))%4, rounds: 1 + int(at(1))%6,
-		tick: at(2)&1 != 0, stream: at(2)&2 != 0, unc: at(2)&4 != 0,
+		tick: at(2)&1 != 0, stream: at(2)&2 != 0, unc: at(2)&4 != 0, idle: at(2)&8 != 0,
 		tickPeriod: Time(2+int(at(3))%40) * Microsecond}
 	rest := b[min(4, len(b)):]
 	per := max(1, len(rest)/(2*pr.cores))
@@ -89,6 +90,9 @@ func runProgram(t *testing.T, pr program, mode engineMode, guard time.Duration) 
 	r := newRig(t, pr.cores, pr.unc, func(c *CoreConfig) {
 		if pr.stream {
 			c.EventStream = 10 * Microsecond
+		}
+		if pr.idle {
+			c.Idle = []IdleState{{Name: "sleep", Entry: 500 * Nanosecond, Exit: Microsecond, MinResidency: 2 * Microsecond, PowerMW: 1}}
 		}
 	})
 	r.e.direct, r.e.ahead = mode.direct, mode.ahead
@@ -228,13 +232,19 @@ func (o *outcome) step(p *Proc, me uint64, code, arg byte, other *Proc) {
 		if !other.done {
 			p.SwitchTo(other)
 		}
+	case 19: // the OS's idle state, where the cores have one
+		if len(p.Core().Cfg.Idle) > 0 {
+			p.Idle(0)
+		} else {
+			p.WFI()
+		}
 	}
 	p.Load(progPrivate + Addr(p.Core().ID)*64)
 	o.ordered(p, fmt.Sprint("operation ", code%ops))
 }
 
 // ops is the number of operations step knows.
-const ops = 19
+const ops = 20
 
 // policy is a CondWait policy drawn from arg: polls with cpu_relax, then
 // WFE, with or without the exclusive monitor armed and a WFET timeout.
@@ -259,9 +269,9 @@ func (o *outcome) ordered(p *Proc, what string) {
 // CAS and swaps, atomic and LL/SC increments, critical sections under a
 // spinlock taken by CAS or by an LL/SC acquire loop, WFE, WFET and SEV,
 // masked sections, sleeps, WFI, spins and condition waits on a value,
-// IPIs, context switches between two tasks) on one to four cores, with or
-// without a periodic interrupt, an event stream, caches; the handler of
-// the interrupts adds to a counter. Whatever the program, its run:
+// IPIs, context switches between two tasks, an OS idle state) on one to
+// four cores, with or without a periodic interrupt, an event stream,
+// caches; the handler of the interrupts adds to a counter. Whatever the program, its run:
 //   - ends: every process finishes, or the time limit comes, or Run
 //     reports a deadlock that names who waits on what; never a hang and
 //     never another error;
@@ -287,6 +297,7 @@ func FuzzPrograms(f *testing.F) {
 		{3, 5, 7, 20, 6, 15, 3, 1, 12, 0, 2, 1, 6, 200},          // uncached, everything at once
 		{2, 3, 5, 9, 13, 6, 14, 1, 13, 12, 15, 30, 16, 1, 13, 4}, // LL/SC acquires, condition waits, WFET
 		{1, 4, 1, 7, 18, 0, 17, 1, 6, 9, 18, 0, 17, 0, 4, 0},     // context switches, IPIs
+		{1, 3, 9, 5, 19, 0, 6, 2, 19, 0, 17, 0},                  // idle states woken by ticks and IPIs
 	} {
 		f.Add(s)
 	}
