@@ -353,6 +353,9 @@ func (p *Proc) hardwareWait() string {
 		}
 		return "an event in WFE (SEV or interrupt)"
 	case waitWFI:
+		if c.state >= StateIdle0 {
+			return fmt.Sprintf("an interrupt in idle state %s", c.StateName(c.state))
+		}
 		return "an interrupt in WFI"
 	case waitTimed:
 		return "its own timer"

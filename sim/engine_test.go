@@ -244,6 +244,21 @@ func TestDeadlockReported(t *testing.T) {
 	}
 }
 
+// A core left in an OS idle state with no interrupt to come is a deadlock
+// that names the state.
+func TestDeadlockInIdleState(t *testing.T) {
+	r := newRig(t, 1, false, func(c *CoreConfig) {
+		c.Idle = []IdleState{{Name: "cpu-sleep", Entry: 100 * Nanosecond, Exit: 200 * Nanosecond}}
+	})
+	r.e.Spawn(r.e.Cores()[0], "idle", func(p *Proc) { p.Idle(0) })
+	err := r.e.Run(context.Background())
+	var dl *DeadlockError
+	if want := "idle (core 0) waits on an interrupt in idle state cpu-sleep"; !errors.As(err, &dl) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want a deadlock saying %q", err, want)
+	}
+	r.e.Close()
+}
+
 // An endless loop hits the event budget and is reported as a runaway with
 // the simulated time reached.
 func TestRunaway(t *testing.T) {
