@@ -64,7 +64,10 @@ type Engine struct {
 	direct bool
 	// ahead is false to make every wait an event, for tests that compare
 	// a process moving its clock itself (conservative lookahead) with it.
-	ahead    bool
+	ahead bool
+	// horizon is how far a process may move its own clock: Until (never
+	// without one), or before time 0 when ahead is off. Run sets it.
+	horizon  Time
 	handOffs uint64
 	settled  uint64
 
@@ -80,7 +83,6 @@ type Engine struct {
 
 	stopReason string
 	progress   uint64 // resumptions of non-daemon processes
-	alone      uint64 // time steps a process took with no event due first (aloneStop)
 	err        error  // set by Proc.Fail
 	faults     Faults
 	frand      *rand.Rand
@@ -118,7 +120,7 @@ func (e *Engine) faultRand() *rand.Rand {
 
 // NewEngine returns an engine whose random streams derive from seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true}
+	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true, horizon: never}
 }
 
 // Now returns the current simulated time.
@@ -184,7 +186,7 @@ const never Time = 1<<63 - 1
 // without yielding: no other event can happen before t, so nothing it does
 // up to t can be affected by another component (conservative lookahead).
 func (e *Engine) canRunTo(t Time) bool {
-	return e.ahead && t < e.peek() && (e.Until == 0 || t <= e.Until)
+	return t < e.peek() && t <= e.horizon
 }
 
 // inlinePoll runs, from the running process, the next event if it comes
@@ -228,15 +230,31 @@ func (e *Engine) stopDue() bool {
 	return false
 }
 
-// aloneStop is stopDue for a process whose clock moves with no event due
-// first, which takes no event at all: a loop that never waits, on a core
-// with nothing else to do, would otherwise never let Run see a cancelled
-// context. Every checkEvery such steps it checks the context; when it is
-// cancelled, the step waits for an event like any other, and Run, checking
-// before that event, returns ErrStopped. Runs that are not cancelled take
-// the same steps either way.
-func (e *Engine) aloneStop() bool {
-	if e.alone++; e.alone%checkEvery != 0 || e.ctx == nil || e.ctx.Err() == nil {
+// aloneStop is stopDue for a process moving its clock to t with no event
+// due first, which takes no event at all: a loop that never waits, on a
+// core with nothing else to do, would otherwise never let Run see a
+// cancelled context. Each time the clock crosses a multiple of
+// aloneQuantum it checks the context; when it is cancelled, the step waits
+// for an event like any other, and Run, checking before that event,
+// returns ErrStopped. Runs that are not cancelled take the same steps
+// either way. The test is on two times at hand, so that the hot path pays
+// no count.
+func (e *Engine) aloneStop(t Time) bool {
+	return t^e.now >= aloneQuantum && e.cancelled()
+}
+
+// aloneQuantum is how much simulated time passes between aloneStop's
+// checks of Run's context: 2^24 ps, about 17 us, a few milliseconds of
+// wall time for a loop of one-nanosecond steps.
+const aloneQuantum Time = 1 << 24
+
+// cancelled reports whether Run's context is cancelled, and if so makes
+// Run check it before its next event. Kept out of line, so that aloneStop
+// inlines.
+//
+//go:noinline
+func (e *Engine) cancelled() bool {
+	if e.ctx == nil || e.ctx.Err() == nil {
 		return false
 	}
 	e.checkAt = e.events
@@ -379,6 +397,14 @@ func (e *Engine) Run(ctx context.Context) error {
 		return errors.New("engine: cores: 0; add at least one core")
 	}
 	e.ctx, e.stopReason = ctx, ""
+	switch {
+	case !e.ahead:
+		e.horizon = -1
+	case e.Until == 0:
+		e.horizon = never
+	default:
+		e.horizon = e.Until
+	}
 	defer func() { e.ctx = nil }()
 	defer e.finish()
 	lastProgress, quiet, quietSince := ^uint64(0), 0, e.now

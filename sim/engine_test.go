@@ -297,7 +297,7 @@ func TestCancelPrompt(t *testing.T) {
 
 // A process looping alone on its core, with nothing else to wait for,
 // takes no events at all (its clock just moves); cancelling the context
-// still stops the run within a few thousand of its steps.
+// still stops the run within a few tens of microseconds of simulated time.
 func TestCancelLoneLoop(t *testing.T) {
 	for _, op := range []struct {
 		name string
@@ -311,12 +311,13 @@ func TestCancelLoneLoop(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			const n = 20_000
-			k := 0
+			k, at := 0, Time(0)
 			r.e.Spawn(r.e.Cores()[0], "alone", func(p *Proc) {
 				for ; ; k++ {
 					op.step(p)
 					if k == n {
 						cancel()
+						at = p.Now()
 					}
 				}
 			})
@@ -328,8 +329,8 @@ func TestCancelLoneLoop(t *testing.T) {
 				if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) {
 					t.Fatalf("got %v, want ErrStopped wrapping context.Canceled", err)
 				}
-				if k-n > 5000 {
-					t.Fatalf("stopped %d steps after the cancel, want at most 5000", k-n)
+				if late := r.e.Now() - at; late > 2*aloneQuantum {
+					t.Fatalf("stopped %v of simulated time after the cancel, want at most %v", late, 2*aloneQuantum)
 				}
 			case <-time.After(time.Minute):
 				t.Fatal("the run ignored its cancelled context for a minute")

@@ -235,7 +235,7 @@ func (p *Proc) SwitchTo(q *Proc) {
 func (c *Core) advance(t Time, kind waitKind) bool {
 	e := c.e
 	for {
-		if e.canRunTo(t) && !e.aloneStop() {
+		if e.canRunTo(t) && !e.aloneStop(t) {
 			e.now = t
 			return false
 		}

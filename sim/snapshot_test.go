@@ -15,8 +15,8 @@ import (
 // [0] for an element.
 var snapshotExempt = map[string]string{
 	"Engine.checkAt":    "when Run next checks its context: no simulated state",
-	"Engine.alone":      "counts steps between checks of Run's context: no simulated state",
 	"Engine.ahead":      "a switch for tests, fixed for the run",
+	"Engine.horizon":    "Until, or the switch ahead, as Run found them",
 	"Engine.ctx":        "Run's context: no simulated state",
 	"Engine.seed":       "fixed for the run; what was drawn from it is in Engine.streams",
 	"Engine.running":    "at a loop head, the process that takes the snapshot",
