@@ -42,22 +42,24 @@ func (c CodeVersion) Key() string {
 	return "src:" + c.Source
 }
 
+// String is the version for people: the commit when the program was built
+// from a git checkout (a notebook cell's program and the Docker image's
+// lab are not), the sources' hash, which names the code in every case, and
+// the Go version.
 func (c CodeVersion) String() string {
-	s := c.Commit
-	if s == "" {
-		s = "unknown commit"
-	} else if len(s) > 12 {
-		s = s[:12]
+	var s []string
+	if c.Commit != "" {
+		commit := c.Commit[:min(12, len(c.Commit))]
+		if c.Dirty {
+			commit += "-dirty"
+		}
+		s = append(s, commit)
 	}
-	if c.Dirty {
-		s += "-dirty"
-	}
+	src := "src:unknown"
 	if c.Source != "" {
-		s += " src:" + c.Source[:min(12, len(c.Source))]
-	} else {
-		s += " src:unknown"
+		src = "src:" + c.Source[:min(12, len(c.Source))]
 	}
-	return s + " " + c.Go
+	return strings.Join(append(s, src, c.Go), " ")
 }
 
 var currentCode = sync.OnceValue(func() CodeVersion {

@@ -144,3 +144,24 @@ func TestResultsDirOutsideTheRepository(t *testing.T) {
 		t.Fatalf("the run created %v in the working directory", entries)
 	}
 }
+
+// A code version reads as the short commit (when the program had one),
+// the sources' hash, which names the code in every case, and Go's version;
+// a program without a commit (a notebook cell's, the Docker image's lab)
+// says nothing about one.
+func TestCodeVersionString(t *testing.T) {
+	const commit, src = "0123456789abcdef0123456789abcdef01234567", "fedcba9876543210fedcba98"
+	for _, tc := range []struct {
+		c    CodeVersion
+		want string
+	}{
+		{CodeVersion{Commit: commit, Source: src, Go: "go1.26.8"}, "0123456789ab src:fedcba987654 go1.26.8"},
+		{CodeVersion{Commit: commit, Dirty: true, Source: src, Go: "go1.26.8"}, "0123456789ab-dirty src:fedcba987654 go1.26.8"},
+		{CodeVersion{Source: src, Go: "go1.26.8"}, "src:fedcba987654 go1.26.8"},
+		{CodeVersion{Go: "go1.26.8"}, "src:unknown go1.26.8"},
+	} {
+		if got := tc.c.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}

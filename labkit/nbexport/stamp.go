@@ -159,11 +159,8 @@ func joinSorted[V any](m map[string]V, format func(V) string) string {
 func codeVersions(ri reportInfo) string {
 	var out []string
 	for _, r := range ri.records {
-		// A notebook cell's program has no version-control stamp: its
-		// sources' hash names its code.
-		code := strings.TrimPrefix(r.Code, "unknown commit ")
-		if !slices.Contains(out, code) {
-			out = append(out, code)
+		if !slices.Contains(out, r.Code) {
+			out = append(out, r.Code)
 		}
 	}
 	if len(out) == 0 && ri.code != "" {
