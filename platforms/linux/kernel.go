@@ -126,6 +126,15 @@ func New(e *sim.Engine, cores []*sim.Core, mem *sim.Memory, base sim.Addr, size 
 	if len(cores) == 0 {
 		return nil, fmt.Errorf("linux: no cores")
 	}
+	// A lock word outside mem would only fail at its first access, mid-run.
+	if size < 8 {
+		return nil, fmt.Errorf("linux: kernel memory size = %d bytes must hold a word (>= 8)", size)
+	}
+	for _, a := range []sim.Addr{base, base + sim.Addr(size) - 8} {
+		if err := mem.Check(a); err != nil {
+			return nil, fmt.Errorf("linux: kernel memory [%#x, %#x) not in mem: %w", uint64(base), uint64(base)+size, err)
+		}
+	}
 	line := sim.Addr(mem.LineSize())
 	k := &Kernel{Cfg: cfg, e: e, mem: mem, next: base, end: base + sim.Addr(size), line: line}
 	var err error

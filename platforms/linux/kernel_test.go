@@ -31,6 +31,11 @@ func TestErrorsNameTheField(t *testing.T) {
 		{"device cpu", func() error { _, err := r.k.Device("d", 2, linux.IRQDevice, sim.Millisecond, false, nil); return err }, "cpu = 2 out of range"},
 		{"device line", func() error { _, err := r.k.Device("d", 0, sim.IRQLines, sim.Millisecond, false, nil); return err }, `linux: device "d": irq = 64 out of range`},
 		{"no cores", func() error { _, err := linux.New(r.e, nil, r.e.Memory(), base, size, testConfig()); return err }, "no cores"},
+		{"memory outside", func() error {
+			_, err := linux.New(r.e, r.e.Cores(), r.e.Memory(), base+sim.Addr(size), size, testConfig())
+			return err
+		}, "not in mem: address"},
+		{"memory size", func() error { _, err := linux.New(r.e, r.e.Cores(), r.e.Memory(), base, 0, testConfig()); return err }, "size = 0 bytes"},
 		{"mode name", func() error { _, err := linux.ParseMode("yield"); return err }, `wait mode "yield" unknown; known: wfe, wfi, relax, adaptive, tiered, wfet`},
 		{"flavour name", func() error { _, err := linux.ParseFlavour("mcs"); return err }, `spinlock flavour "mcs" unknown; known: qspinlock, ticket, tas, ttas, ticket-arm64`},
 		{"WFET timeout", func() error { w := wait(linux.WFET); w.Timeout = 0; return w.Validate() }, "Timeout = 0ns must be > 0"},
