@@ -342,9 +342,10 @@ func VariantsTable(e platforms.Experiment) Table {
 }
 
 // ParamsTable lists parameters with value, unit, provenance, accepted range
-// (or choices), plausible range for ASSUME, and source.
+// (or choices), plausible range for ASSUME, description (what a coded
+// value means) and source.
 func ParamsTable(title string, ps platforms.Params) Table {
-	t := Table{Title: title, Header: []string{"parameter", "value", "unit", "prov", "accepted", "plausible", "source"}}
+	t := Table{Title: title, Header: []string{"parameter", "value", "unit", "prov", "accepted", "plausible", "description", "source"}}
 	sorted := ps.Clone()
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 	for _, p := range sorted {
@@ -356,7 +357,7 @@ func ParamsTable(title string, ps platforms.Params) Table {
 		if p.Prov == platforms.ASSUME {
 			plausible = Num(p.Low) + " – " + Num(p.High)
 		}
-		t.Rows = append(t.Rows, []string{p.Key, Num(p.Value), p.Unit, string(p.Prov), accepted, plausible, p.Source})
+		t.Rows = append(t.Rows, []string{p.Key, Num(p.Value), p.Unit, string(p.Prov), accepted, plausible, p.Doc, p.Source})
 	}
 	return t
 }

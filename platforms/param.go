@@ -57,6 +57,9 @@ func (p Param) Check(v float64) error {
 		if slices.Contains(p.Choices, v) {
 			return nil
 		}
+		if p.Unit == "code" { // the numbers mean nothing without their names
+			return fmt.Errorf("parameter %s: value %g not allowed; choose one of %v (%s)", p.Key, v, p.Choices, p.Doc)
+		}
 		return fmt.Errorf("parameter %s: value %g not allowed; choose one of %v", p.Key, v, p.Choices)
 	}
 	if v < p.Min || v > p.Max {

@@ -53,3 +53,12 @@ func TestSetFrom(t *testing.T) {
 		t.Errorf("SetFrom with every key: %v", err)
 	}
 }
+
+// A coded parameter's error spells out what its numbers mean.
+func TestCodedChoiceNamesItsCodes(t *testing.T) {
+	p := Param{Key: "wait", Unit: "code", Doc: "wait policy: 0 wfe, 1 wfi", Choices: []float64{0, 1}}
+	want := "parameter wait: value 2 not allowed; choose one of [0 1] (wait policy: 0 wfe, 1 wfi)"
+	if err := p.Check(2); err == nil || err.Error() != want {
+		t.Errorf("Check(2) = %v, want %q", err, want)
+	}
+}

@@ -20,7 +20,6 @@ const (
 	srcOPP    = "arch/arm64/boot/dts/rockchip/rk3399-opp.dtsi (v5.10), cluster0_opp / cluster1_opp"
 	srcDTSI   = "arch/arm64/boot/dts/rockchip/rk3399.dtsi (v5.10)"
 	srcC2C    = "nviennot/core-to-core-latency (CAS ping-pong: RPi 4 A72 ~90 ns; LX2160A A72 in-cluster 60-67 ns, cross-cluster 240-273 ns)"
-	srcCal    = "the lab's calibration notes (not in the repository)"
 	srcHZ     = "kernel/Kconfig.hz, arch/arm64/configs/defconfig (v5.10): HZ_250, NO_HZ_IDLE"
 	srcEvtStr = "drivers/clocksource/arm_arch_timer.c ARCH_TIMER_EVT_STREAM_PERIOD_US=100, rounded to a power of two of the 24 MHz counter (rk3399.dtsi timer clock-frequency)"
 )
@@ -70,7 +69,7 @@ func Params() platforms.Params {
 			Doc: "line fill from DRAM (first touch of a line)", Min: 1, Max: 1000, Low: 80, High: 200},
 		{Key: "hit_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Source: "Cortex-A53/A72 TRMs give 3-4 cycle L1 load-to-use",
 			Doc: "access that hits in the core's L1", Integer: true, Min: 1, Max: 50, Low: 3, High: 6},
-		{Key: "wake_cycles", Value: 30, Unit: "cycles", Prov: platforms.ASSUME, Source: srcCal + " (WFE wake ~ line transfer + 30 cycles; WFI exit <= 1 us)",
+		{Key: "wake_cycles", Value: 30, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; WFE wake ~ the line transfer + 30 cycles, WFI exit <= 1 us",
 			Doc: "cycles from a wake-up event to the next instruction after WFE/WFI", Integer: true, Min: 0, Max: 2000, Low: 10, High: 1000},
 		{Key: "irq_entry_cycles", Value: 300, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; GICv3 acknowledge + el1_irq vector + handle_domain_irq",
 			Doc: "cycles from interrupt assertion to the handler", Integer: true, Min: 0, Max: 10000, Low: 100, High: 1000},

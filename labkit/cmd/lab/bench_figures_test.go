@@ -32,14 +32,16 @@ func TestBenchFigures(t *testing.T) {
 	}
 	for _, key := range []string{"engine_events_per_s", "engine_ns_per_event", "esp32_mutex_2m_wall_s", "esp32_all_variants_1m_wall_s",
 		"rk3399_default_wall_s", "sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores",
-		"iterations_wall_s_per_1e6", "iterations_rss_mb_per_1e6", "iterations_rss_mb_max", "cores_wall_s_per_core", "cores_rss_mb_max"} {
+		"iterations_wall_s_per_1e6", "iterations_rss_mb_per_1e6", "iterations_rss_mb_max", "cores_rss_mb_max"} {
 		if v, ok := fig[key].(float64); !ok || !(v > 0) || math.IsInf(v, 0) {
 			t.Errorf("%s = %v, want a positive number", key, fig[key])
 		}
 	}
-	for _, key := range []string{"iterations_wall_exponent", "cores_wall_exponent"} {
+	// At a fixed simulated time, wall time is nearly flat in cores: on a busy
+	// host its slope may come out negative.
+	for _, key := range []string{"iterations_wall_exponent", "cores_wall_exponent", "cores_wall_s_per_core"} {
 		if v, ok := fig[key].(float64); !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-			t.Errorf("%s = %v, want a fitted exponent", key, fig[key])
+			t.Errorf("%s = %v, want a fitted number", key, fig[key])
 		}
 	}
 	if fig["sweep_runs"] != float64(64) || !strings.Contains(asString(fig["sweep_experiment"]), "duration_ms=5") {

@@ -77,7 +77,7 @@ func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
 // paramsMarkdown renders one collapsible Markdown table per platform, in the
 // order given (labkit.PlatformParams sorts by platform), rows sorted by
 // parameter key: parameter, value, unit, provenance, accepted range,
-// plausible range (ASSUME only) and source. Blocks are separated by a blank
+// plausible range (ASSUME only), description and source. Blocks are separated by a blank
 // line and the text ends in a newline.
 func paramsMarkdown(groups []labkit.PlatformGroup) string {
 	var b strings.Builder
@@ -95,13 +95,13 @@ func paramsMarkdown(groups []labkit.PlatformGroup) string {
 			exps = append(exps, "`"+strings.ReplaceAll(e, "`", "'")+"`")
 		}
 		fmt.Fprintf(&b, "Experiments: %s.\n\n", strings.Join(exps, ", "))
-		b.WriteString("| parameter | value | unit | provenance | accepted | plausible (ASSUME) | source |\n")
-		b.WriteString("|---|---:|---|---|---|---|---|\n")
+		b.WriteString("| parameter | value | unit | provenance | accepted | plausible (ASSUME) | description | source |\n")
+		b.WriteString("|---|---:|---|---|---|---|---|---|\n")
 		sorted := g.Params.Clone()
 		slices.SortStableFunc(sorted, func(x, y platforms.Param) int { return strings.Compare(x.Key, y.Key) })
 		for _, p := range sorted {
 			cells := []string{mdEscape(p.Key), fmtFloat(p.Value), mdEscape(p.Unit), mdEscape(string(p.Prov)),
-				acceptedRange(p), plausibleRange(p), mdEscape(p.Source)}
+				acceptedRange(p), plausibleRange(p), mdEscape(p.Doc), mdEscape(p.Source)}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		}
 		b.WriteString("\n</details>\n")

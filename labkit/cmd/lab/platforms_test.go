@@ -67,17 +67,17 @@ func parseParamsMarkdown(t *testing.T, md string) []mdBlock {
 		if lines[i+1] != "" || !strings.HasPrefix(lines[i+2], "Experiments: `") || lines[i+3] != "" {
 			t.Fatalf("%s: want a blank line, the experiments and a blank line after the summary, got %q", b.platform, lines[i+1:i+4])
 		}
-		if got := mdCells(lines[i+4]); strings.Join(got, ",") != "parameter,value,unit,provenance,accepted,plausible (ASSUME),source" {
+		if got := mdCells(lines[i+4]); strings.Join(got, ",") != "parameter,value,unit,provenance,accepted,plausible (ASSUME),description,source" {
 			t.Fatalf("%s: header %q", b.platform, got)
 		}
-		if got := mdCells(lines[i+5]); len(got) != 7 || strings.Trim(got[0], "-:") != "" {
+		if got := mdCells(lines[i+5]); len(got) != 8 || strings.Trim(got[0], "-:") != "" {
 			t.Fatalf("%s: alignment row %q", b.platform, lines[i+5])
 		}
 		i += 6
 		for ; strings.HasPrefix(lines[i], "|"); i++ {
 			cells := mdCells(lines[i])
-			if len(cells) != 7 {
-				t.Fatalf("%s: row %q has %d cells, want 7", b.platform, lines[i], len(cells))
+			if len(cells) != 8 {
+				t.Fatalf("%s: row %q has %d cells, want 8", b.platform, lines[i], len(cells))
 			}
 			b.rows = append(b.rows, cells)
 		}
@@ -130,7 +130,10 @@ func TestPlatformsMarkdownCoversEveryParameterInOrder(t *testing.T) {
 			if (p.Prov == platforms.ASSUME) != (row[5] != "") {
 				t.Errorf("%s %s (%s): plausible range %q; want one exactly for ASSUME", b.platform, key, p.Prov, row[5])
 			}
-			if p.Source != "" && row[6] == "" {
+			if row[6] != mdEscape(p.Doc) {
+				t.Errorf("%s %s: description %q, want %q", b.platform, key, row[6], mdEscape(p.Doc))
+			}
+			if p.Source != "" && row[7] == "" {
 				t.Errorf("%s %s: source missing", b.platform, key)
 			}
 		}
@@ -141,7 +144,7 @@ func TestPlatformsMarkdownCoversEveryParameterInOrder(t *testing.T) {
 		}
 	}
 	// The ESP32 notify experiment's CPU clock accepts only three settings.
-	if !strings.Contains(out, "| cpu_mhz | 240 | MHz | CODE | one of 80, 160, 240 |  |") {
+	if !strings.Contains(out, "| cpu_mhz | 240 | MHz | CODE | one of 80, 160, 240 |  | ") {
 		t.Error("cpu_mhz row: want its choices as the accepted range and no plausible range")
 	}
 }
@@ -165,7 +168,7 @@ func TestPlatformsMarkdownSelectsByPlatformOrExperiment(t *testing.T) {
 
 func TestParamsMarkdownEscapesCells(t *testing.T) {
 	g := labkit.PlatformGroup{Platform: "odd", Experiments: []string{"odd-exp"}, Params: platforms.Params{
-		{Key: "b_key", Value: 1.5, Unit: "a|b", Prov: platforms.ASSUME, Min: 0, Max: 1e6, Low: 1, High: 2,
+		{Key: "b_key", Value: 1.5, Unit: "a|b", Prov: platforms.ASSUME, Min: 0, Max: 1e6, Low: 1, High: 2, Doc: "one *line* | size",
 			Source: "x | y\nnext line; __attribute__ *not bold* `code` <stdatomic.h> A72<->A53 back\\slash\\| ~strike~"},
 		{Key: "a", Value: 8, Unit: "bytes", Prov: platforms.CODE, Min: 0, Max: 64, Choices: []float64{8, 64}},
 	}}
@@ -174,10 +177,10 @@ func TestParamsMarkdownEscapesCells(t *testing.T) {
 		t.Fatalf("blocks %+v", blocks)
 	}
 	a, b := blocks[0].rows[0], blocks[0].rows[1]
-	if strings.Join(a, ",") != "a,8,bytes,CODE,one of 8, 64,," {
+	if strings.Join(a, ",") != "a,8,bytes,CODE,one of 8, 64,,," {
 		t.Errorf("row a: %q", a)
 	}
-	want := []string{"b_key", "1.5", `a\|b`, "ASSUME", "0 – 1e+06", "1 – 2",
+	want := []string{"b_key", "1.5", `a\|b`, "ASSUME", "0 – 1e+06", "1 – 2", `one \*line\* \| size`,
 		"x \\| y next line; \\_\\_attribute\\_\\_ \\*not bold\\* \\`code\\` &lt;stdatomic.h> A72<->A53 back\\\\slash\\\\\\| \\~strike\\~"}
 	for i := range want {
 		if b[i] != want[i] {
