@@ -285,6 +285,10 @@ func TestProfileRoundTripAndApply(t *testing.T) {
 	if _, err := p.Apply(other); err == nil || !strings.Contains(err.Error(), "parameter a") {
 		t.Errorf("a fitted value out of another experiment's range must be an error naming it, got %v", err)
 	}
+	elsewhere := platforms.Experiment{Name: "elsewhere", Params: platforms.Params{{Key: "z", Value: 1, Min: 0, Max: 10}}}
+	if _, err := p.Apply(elsewhere); err == nil || !strings.Contains(err.Error(), "profile board sets nothing of experiment elsewhere") {
+		t.Errorf("a profile with no parameter of the experiment must be an error, got %v", err)
+	}
 	if _, err := LoadProfile(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("a missing profile loaded")
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"synclab/platforms"
 )
@@ -72,8 +73,10 @@ func (p *Profile) Values() map[string]float64 {
 // Apply returns e with every identifiable fitted parameter that e has set
 // to its fitted value (parameters e lacks are left out: one profile serves
 // all of a platform's experiments). A value e does not accept is an error
-// naming it.
+// naming it, and so is a profile that sets nothing of e: applied to the
+// wrong platform, it would change nothing, silently.
 func (p *Profile) Apply(e platforms.Experiment) (platforms.Experiment, error) {
+	applied := 0
 	for _, k := range p.Fit.Keys {
 		fp := p.Fit.Params[k]
 		if _, ok := e.Params.Lookup(k); !ok || !fp.Identifiable {
@@ -83,6 +86,11 @@ func (p *Profile) Apply(e platforms.Experiment) (platforms.Experiment, error) {
 		if e, err = e.With(k, fp.Value); err != nil {
 			return e, fmt.Errorf("profile %s: %w", p.Name, err)
 		}
+		applied++
+	}
+	if applied == 0 {
+		return e, fmt.Errorf("profile %s sets nothing of experiment %s: of its fitted parameters (%s), none that its measurements pin is a parameter of %s",
+			p.Name, e.Name, strings.Join(p.Fit.Keys, ", "), e.Name)
 	}
 	return e, nil
 }

@@ -200,8 +200,8 @@ func RunCount(e platforms.Experiment) (int, error) {
 		points *= float64(len(a.Values))
 	}
 	if n*points > MaxRuns {
-		return 0, fmt.Errorf("experiment %s: %d variants x %.0f sweep points x %d repeats = %.4g runs, more than the %d an experiment may have; lower the repeats (or the variants or sweep points)",
-			e.Name, len(e.Variants), points, e.Repeats, n*points, MaxRuns)
+		return 0, fmt.Errorf("experiment %s: %d variants x %s sweep points x %s repeats = %s runs, more than the %s an experiment may have; lower the repeats (or the variants or sweep points)",
+			e.Name, len(e.Variants), Num(points), Num(float64(e.Repeats)), Num(n*points), Num(MaxRuns))
 	}
 	return int(n * points), nil
 }

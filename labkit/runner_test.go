@@ -293,7 +293,7 @@ func TestRunCountBound(t *testing.T) {
 	e.Repeats = 1_000_000_000
 	var calls atomic.Int32
 	_, err := Execute(context.Background(), withRun(e, counted(&calls)), RunOptions{Progress: NoProgress})
-	if err == nil || !containsAll(err.Error(), "2 variants x 3 sweep points x 1000000000 repeats = 6e+09 runs", "more than the 1000000", "lower the repeats") || calls.Load() != 0 {
+	if err == nil || !containsAll(err.Error(), "2 variants x 3 sweep points x 1,000,000,000 repeats = 6,000,000,000 runs", "more than the 1,000,000", "lower the repeats") || calls.Load() != 0 {
 		t.Fatalf("1e9 repeats: %v (computed %d runs)", err, calls.Load())
 	}
 	// A sweep whose point count overflows int is refused too.

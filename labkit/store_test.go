@@ -213,7 +213,7 @@ func TestDecodeValidatesTheResult(t *testing.T) {
 		{"infinite sweep value", func(r *Result) {
 			r.Experiment.Params[0].Max, r.Experiment.Sweep[0].Values[2] = math.Inf(1), math.Inf(1)
 		}, "sweep over work: value +Inf"},
-		{"too many runs", func(r *Result) { r.Experiment.Repeats = MaxRuns; r.Hash = r.Experiment.Hash() }, "more than the 1000000"},
+		{"too many runs", func(r *Result) { r.Experiment.Repeats = MaxRuns; r.Hash = r.Experiment.Hash() }, "more than the 1,000,000"},
 		{"failed run with metrics", func(r *Result) { r.Runs[2].Err = "boom" }, "run 2 failed (boom) but has metrics"},
 	}
 	for _, tc := range tests {

@@ -184,9 +184,13 @@ func (e Experiment) Validate() error {
 			return fmt.Errorf("experiment %s: sweep axis %s repeated or empty", e.Name, a.Param)
 		}
 		seen[a.Param] = true
-		for _, v := range a.Values {
+		for i, v := range a.Values {
 			if err := p.Check(v); err != nil {
 				return fmt.Errorf("experiment %s: sweep: %w", e.Name, err)
+			}
+			// Two points with one label would read as one in every table.
+			if slices.Contains(a.Values[:i], v) {
+				return fmt.Errorf("experiment %s: sweep of %s: value %g given twice", e.Name, a.Param, v)
 			}
 		}
 	}
@@ -233,9 +237,12 @@ func (e Experiment) WithSweep(key string, values ...float64) (Experiment, error)
 // experiment's order); an unknown name is an error listing the variants.
 func (e Experiment) WithVariants(names ...string) (Experiment, error) {
 	out := e.Clone()
-	for _, n := range names {
+	for i, n := range names {
 		if !slices.ContainsFunc(e.Variants, func(v Variant) bool { return v.Name == n }) {
 			return e, fmt.Errorf("experiment %s: unknown variant %q; known: %s", e.Name, n, strings.Join(e.VariantNames(), ", "))
+		}
+		if slices.Contains(names[:i], n) {
+			return e, fmt.Errorf("experiment %s: variant %s named twice", e.Name, n)
 		}
 	}
 	out.Variants = slices.DeleteFunc(out.Variants, func(v Variant) bool { return !slices.Contains(names, v.Name) })

@@ -25,8 +25,8 @@ func readmeBlock(t *testing.T, readme, first string) string {
 }
 
 // TestReadmeNewPlatform takes the README's "Writing your own platform" steps
-// in a copy of the repository: the platform's folder, one line in the
-// catalog, then lab list and lab run of its experiment.
+// in a copy of the repository: the platform's folder, its import and one
+// line in the catalog, then lab list and lab run of its experiment.
 func TestReadmeNewPlatform(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the lab command in a copy of the repository")
@@ -45,6 +45,7 @@ func TestReadmeNewPlatform(t *testing.T) {
 		t.Fatalf("the README's platform is not gofmt-formatted (%v)", err)
 	}
 	line := strings.TrimSpace(readmeBlock(t, readme, "\t\tmysoc.Experiments(),\n"))
+	imp := strings.TrimSpace(readmeBlock(t, readme, "\t\"synclab/platforms/mysoc\"\n"))
 
 	dir := repotest.Copy(t, root)
 	write(t, filepath.Join(dir, "platforms", "mysoc", "mysoc.go"), platform)
@@ -54,7 +55,7 @@ func TestReadmeNewPlatform(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := strings.Replace(string(cat), "\t\trk3399.Experiments(),\n", "\t\trk3399.Experiments(),\n\t\t"+line+"\n", 1)
-	src = strings.Replace(src, "\t\"synclab/platforms/esp32\"\n", "\t\"synclab/platforms/esp32\"\n\t\"synclab/platforms/mysoc\"\n", 1)
+	src = strings.Replace(src, "\t\"synclab/platforms/esp32\"\n", "\t\"synclab/platforms/esp32\"\n\t"+imp+"\n", 1)
 	if src == string(cat) {
 		t.Fatal("catalog.go no longer has the line the README's step goes beside")
 	}

@@ -63,12 +63,32 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 {
 		return badInput("bench takes no positional arguments")
 	}
+	// Every input is checked before the first timing: a typo found after
+	// minutes of benchmarks would waste them.
 	if *report != "" {
 		if err := labkit.CheckOutput(*report); err != nil {
 			return badInput("-o: %v", err)
 		}
 	}
+	if *events < 1 {
+		return badInput("-events %d: want at least 1", *events)
+	}
+	sweep, sweepLabel, err := sweepConfig(*sweepName, sweepSets)
+	if err != nil {
+		flag := "-sweep " + *sweepName
+		if *sweepName == "" {
+			flag = "-sweep-set " + strings.Join(sweepSets, " ")
+		}
+		return badInput("%s: %v", flag, err)
+	}
+	var nbPaths []string
+	if *notebooks != "" {
+		if nbPaths, err = notebookPaths(*notebooks); err != nil {
+			return badInput("%v", err)
+		}
+	}
 	var againstExps []string
+	var againstRoot, againstCommit string
 	if *against != "" {
 		if *againstTrials < 1 {
 			return badInput("-against-trials %d: want at least 1", *againstTrials)
@@ -78,6 +98,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return badInput("-against-runs: %v", err)
 			}
 			againstExps = append(againstExps, name)
+		}
+		if againstRoot, againstCommit, err = resolveRevision(ctx, *against); err != nil {
+			return badInput("-against: %v", err)
 		}
 	}
 	fig := benchFigures{"gomaxprocs": runtime.GOMAXPROCS(0)}
@@ -105,7 +128,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	timeDefault("rk3399_default_wall_s", rk3399Experiment)
 
-	if err := sweepSpeedup(ctx, fig, *sweepName, sweepSets); err != nil {
+	if err := sweepSpeedup(ctx, fig, sweep, sweepLabel); err != nil {
 		note("sweep_speedup_2_cores: %v", err)
 	}
 	if *scaling {
@@ -118,21 +141,21 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		note("slopes: skipped (-scaling=false)")
 	}
 	if *notebooks != "" {
-		if err := benchNotebooks(ctx, fig, *notebooks, note); err != nil {
+		if err := benchNotebooks(ctx, fig, nbPaths, note); err != nil {
 			note("notebooks_cold_wall_s: %v", err)
 		}
 	}
 	if *against != "" {
 		exe, err := os.Executable()
 		if err == nil {
-			err = benchAgainst(ctx, fig, note, *against, againstExps, *againstTrials, exe)
+			err = benchAgainst(ctx, fig, note, againstRoot, againstCommit, againstExps, *againstTrials, exe)
 		}
 		if err != nil {
 			note("-against %s: %v", *against, err)
 		}
 	}
 	if *peer {
-		runPeers(ctx, fig, note)
+		runPeers(ctx, fig, note, stderr)
 	} else {
 		note("simgrid_wall_s, simpy_wall_s: skipped (-peer=false)")
 	}
@@ -249,11 +272,7 @@ func linearFit(x, y []float64) []float64 {
 // sweepSpeedup times 64 runs of the sweep experiment (see sweepConfig) on 1
 // and on 2 cores (GOMAXPROCS and workers), the best of sweepTrials timings
 // each.
-func sweepSpeedup(ctx context.Context, fig benchFigures, name string, sets []string) error {
-	e, label, err := sweepConfig(name, sets)
-	if err != nil {
-		return err
-	}
+func sweepSpeedup(ctx context.Context, fig benchFigures, e platforms.Experiment, label string) error {
 	var wall [2]float64
 	// "On n cores" means the whole process gets n cores: with one worker but
 	// two cores the runtime's garbage collector would run free on the idle
@@ -512,10 +531,12 @@ var peers = []peer{
 	{"simpy", "bench/peers/simpy/mutex.py"},
 }
 
-// runPeers installs the peers (scripts/setup.sh --peers), times each one's
+// runPeers installs the peers (scripts/setup.sh --peers, which apt-gets
+// their Debian packages as root; its log goes to log so nothing is
+// installed unseen), times each one's
 // process at peerSections per core and records NAME_wall_s and, beside
 // SyncLab's time for the same count, NAME_over_synclab_esp32.
-func runPeers(ctx context.Context, fig benchFigures, note func(string, ...any)) {
+func runPeers(ctx context.Context, fig benchFigures, note func(string, ...any), log io.Writer) {
 	fail := func(format string, a ...any) {
 		for _, p := range peers {
 			note("%s_wall_s: "+format, append([]any{p.name}, a...)...)
@@ -526,8 +547,10 @@ func runPeers(ctx context.Context, fig benchFigures, note func(string, ...any)) 
 		fail("repository root not found")
 		return
 	}
-	if out, err := exec.CommandContext(ctx, filepath.Join(root, "scripts", "setup.sh"), "--peers").CombinedOutput(); err != nil {
-		fail("scripts/setup.sh --peers: %v: %s", err, strings.TrimSpace(string(out)))
+	setup := exec.CommandContext(ctx, filepath.Join(root, "scripts", "setup.sh"), "--peers")
+	setup.Stdout, setup.Stderr = log, log
+	if err := setup.Run(); err != nil {
+		fail("scripts/setup.sh --peers: %v (its log is above)", err)
 		return
 	}
 	for _, p := range peers {

@@ -18,23 +18,26 @@ import (
 // revisions: the detailed RK3399 run and the lock-scaling sweep.
 const againstDefault = rk3399Experiment + ",lock-scaling"
 
+// resolveRevision finds the repository and the commit rev names.
+func resolveRevision(ctx context.Context, rev string) (root, commit string, err error) {
+	if root = labkit.FindRoot(); root == "" {
+		return "", "", fmt.Errorf("repository root not found")
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--short", rev+"^{commit}").CombinedOutput()
+	if err != nil {
+		return "", "", fmt.Errorf("revision %q: %v: %s", rev, err, strings.TrimSpace(string(out)))
+	}
+	return root, strings.TrimSpace(string(out)), nil
+}
+
 // benchAgainst times each experiment's default run (lab run NAME -fresh)
-// with the lab command built at revision rev of the repository and with
+// with the lab command built at commit of the repository at root and with
 // now, alternately, trials times each, and records the best time of each
 // side and their ratio: before and after in one run, on one machine. It
 // notes an experiment whose results differ between the two (the model or
 // the result format changed since rev; a pure speed-up leaves them
 // bit-identical).
-func benchAgainst(ctx context.Context, fig benchFigures, note func(string, ...any), rev string, exps []string, trials int, now string) error {
-	root := labkit.FindRoot()
-	if root == "" {
-		return fmt.Errorf("repository root not found")
-	}
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--short", rev+"^{commit}").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("revision %q: %v: %s", rev, err, strings.TrimSpace(string(out)))
-	}
-	commit := strings.TrimSpace(string(out))
+func benchAgainst(ctx context.Context, fig benchFigures, note func(string, ...any), root, commit string, exps []string, trials int, now string) error {
 	dir, err := os.MkdirTemp("", "lab-bench-against-")
 	if err != nil {
 		return err

@@ -19,7 +19,11 @@ func TestBenchAgainst(t *testing.T) {
 	var notes []string
 	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
 	fig := benchFigures{}
-	if err := benchAgainst(context.Background(), fig, note, "HEAD", []string{"esp32-pingpong"}, 2, now); err != nil {
+	root, commit, err := resolveRevision(context.Background(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchAgainst(context.Background(), fig, note, root, commit, []string{"esp32-pingpong"}, 2, now); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := fig["esp32_pingpong_wall_s_before"].(float64)
@@ -34,7 +38,7 @@ func TestBenchAgainst(t *testing.T) {
 	if len(notes) > 0 {
 		t.Errorf("HEAD against the working tree: notes %q, want none (esp32-pingpong's results are the same)", notes)
 	}
-	err := benchAgainst(context.Background(), benchFigures{}, note, "no-such-revision", []string{"esp32-pingpong"}, 1, now)
+	_, _, err = resolveRevision(context.Background(), "no-such-revision")
 	if err == nil || !strings.Contains(err.Error(), `revision "no-such-revision"`) {
 		t.Errorf("unknown revision: %v, want an error naming it", err)
 	}

@@ -18,11 +18,7 @@ import (
 // CPU time of all the processes they started: the work, which a busy host
 // stretches less than the wall time (on n cores the wall time is at least
 // the CPU time over n).
-func benchNotebooks(ctx context.Context, fig benchFigures, pattern string, note func(string, ...any)) error {
-	paths, err := filepath.Glob(pattern)
-	if err != nil || len(paths) == 0 {
-		return fmt.Errorf("-notebooks %q: no notebook matches", pattern)
-	}
+func benchNotebooks(ctx context.Context, fig benchFigures, paths []string, note func(string, ...any)) error {
 	tmp, err := os.MkdirTemp("", "lab-bench-notebooks-")
 	if err != nil {
 		return err
@@ -73,4 +69,13 @@ func (fig benchFigures) notebookKeys() []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// notebookPaths is the notebooks -notebooks names: at least one.
+func notebookPaths(pattern string) ([]string, error) {
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		return nil, fmt.Errorf("-notebooks %q: no notebook matches", pattern)
+	}
+	return paths, nil
 }

@@ -14,7 +14,7 @@ import (
 // total and each notebook's wall time; a glob matching nothing is an error.
 func TestBenchNotebooks(t *testing.T) {
 	fig := benchFigures{}
-	if err := benchNotebooks(context.Background(), fig, filepath.Join(t.TempDir(), "*.ipynb"), t.Logf); err == nil || !strings.Contains(err.Error(), "no notebook matches") {
+	if _, err := notebookPaths(filepath.Join(t.TempDir(), "*.ipynb")); err == nil || !strings.Contains(err.Error(), "no notebook matches") {
 		t.Errorf("empty glob: %v, want an error saying no notebook matches", err)
 	}
 	if _, err := exec.LookPath("jupyter-nbconvert"); err != nil {
@@ -37,7 +37,11 @@ func TestBenchNotebooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("SYNCLAB_ROOT", root)
-	if err := benchNotebooks(context.Background(), fig, filepath.Join(dir, "*.ipynb"), t.Logf); err != nil {
+	paths, err := notebookPaths(filepath.Join(dir, "*.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchNotebooks(context.Background(), fig, paths, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	total, _ := fig["notebooks_cold_wall_s"].(float64)

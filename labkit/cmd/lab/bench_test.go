@@ -42,3 +42,28 @@ func TestSameRunsBitForBit(t *testing.T) {
 		}
 	}
 }
+
+// lab bench checks all of its input before the first timing: bad input is
+// exit status 2 at once, naming the flag and the value, not a note printed
+// after minutes of benchmarks.
+func TestBenchRefusesBadInputFirst(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-events", "0"}, "-events 0: want at least 1"},
+		{[]string{"-events", "-5"}, "-events -5"},
+		{[]string{"-sweep", "nosuch"}, `-sweep nosuch: unknown experiment "nosuch"`},
+		{[]string{"-sweep-set", "hz=7"}, "-sweep-set hz=7: experiment rk3399-spinlock-wait: parameter hz: value 7 not allowed"},
+		{[]string{"-sweep-set", "nokey=1"}, `"nokey"`},
+		{[]string{"-notebooks", "nomatch*.ipynb"}, `-notebooks "nomatch*.ipynb": no notebook matches`},
+		{[]string{"-against", "no-such-revision"}, `-against: revision "no-such-revision"`},
+		{[]string{"-against", "HEAD", "-against-runs", "nosuch"}, `-against-runs: unknown experiment "nosuch"`},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"bench", "-peer=false"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || out != "" {
+			t.Errorf("lab bench %s: exit %d, stdout %q, stderr %q; want exit %d naming %q and no figures",
+				strings.Join(tc.args, " "), code, out, stderr, exitUsage, tc.want)
+		}
+	}
+}

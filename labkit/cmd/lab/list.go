@@ -12,8 +12,16 @@ import (
 // cmdList prints one line per experiment: name, platform, variants and the
 // first sentence of its description, cut to the terminal's width (120
 // characters elsewhere; lab run NAME -h has the rest).
-func cmdList(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
+func cmdList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("list", stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: lab list\nlists the experiments, one line each (lab run NAME -h describes one)")
+	}
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
 		return badInput("list takes no arguments (lab run NAME -h describes one experiment)")
 	}
 	cat := experiments()

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -48,10 +49,11 @@ const (
 const usage = `usage: lab COMMAND [ARGS]
   list                                   experiments with a one-line description
   run NAME [flags]                       run an experiment (lab run NAME -h: flags, parameters, variants)
+  help COMMAND [NAME]                    the flags of a command (lab help run NAME: also NAME's parameters)
   merge FILES... [-o OUT] [-json]        combine the result files of lab run -shard
-  platforms [NAME] [-md]                 platform parameters: value, unit, provenance, source (-md: Markdown)
+  platforms [NAME] [-md]                 platform parameters: value, unit, provenance, description, source (-md: Markdown)
   platforms -readme FILE                 rewrite FILE's parameter tables between <!-- params:begin/end -->
-  bench [-json] [-peer=false]            speed figures
+  bench [-json] [-o FILE] [flags]        speed figures, with the peer simulators' (lab bench -h: flags)
   validate [-json] [-strict]             the models against published measurements
   claims [-json] [-fresh]                every claim of both articles with its computed verdict
   claims -readme FILE                    rewrite FILE's results section between <!-- results:begin/end -->
@@ -91,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "list":
-		err = cmdList(rest, stdout)
+		err = cmdList(rest, stdout, stderr)
 	case "run":
 		err = cmdRun(ctx, rest, stdout, stderr)
 	case "merge":
@@ -109,6 +111,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "calibrate":
 		err = cmdCalibrate(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
+		if cmd == "help" && len(rest) > 0 { // lab help run [NAME] is lab run [NAME] -h
+			return run(ctx, append(slices.Clone(rest), "-h"), stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 	default:
 		err = badInput("unknown command %q\n%s", cmd, usage)
@@ -132,16 +137,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // parse parses flags that may come before, between or after positional
-// arguments, and returns the positional ones. On -h it returns
-// flag.ErrHelp with the positional arguments seen before it.
+// arguments, and returns the positional ones. On -h it prints the usage and
+// returns flag.ErrHelp with the positional arguments seen before it. A bad
+// flag is bad input, said once (the flag package would print it before the
+// whole usage, and run again after it).
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	out, usage := fs.Output(), fs.Usage
+	if usage == nil {
+		usage = func() { fmt.Fprintf(out, "usage of %s:\n", fs.Name()); fs.PrintDefaults() }
+	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	defer func() { fs.SetOutput(out); fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				usage()
 				return pos, err
 			}
-			return nil, usageError{err}
+			return nil, badInput("%v (%s -h lists its flags)", err, fs.Name())
 		}
 		if fs.NArg() == 0 {
 			return pos, nil

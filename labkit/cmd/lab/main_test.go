@@ -162,7 +162,7 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "esp32-critical-section", "-set", "tasks=2.7"}, "parameter tasks: value 2.7 is not a whole number"},
 		{[]string{"run", "cli-fixture", "-repeats", "0"}, "-repeats 0: want at least 1"},
 		{[]string{"run", "cli-fixture", "-repeats", "-3"}, "-repeats -3: want at least 1"},
-		{[]string{"run", "lock-scaling", "-repeats", "1000000000"}, "4 variants x 6 sweep points x 1000000000 repeats = 2.4e+10 runs, more than the 1000000"},
+		{[]string{"run", "lock-scaling", "-repeats", "1000000000"}, "4 variants x 6 sweep points x 1,000,000,000 repeats = 24,000,000,000 runs, more than the 1,000,000"},
 		{[]string{"run", "cli-fixture", "-shard", "0/2", "-o", "r.html"}, "-shard writes the shard's result file only"},
 		{[]string{"run", "cli-fixture", "-shard", "0/2", "-json"}, "-shard writes the shard's result file only"},
 		{[]string{"run", "cli-fixture", "-runs"}, "-runs lists the runs in the JSON output: add -json"},
@@ -176,15 +176,35 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-sweep", "zz=1,2"}, `sweep over unknown parameter "zz"; known: n`},
 		{[]string{"run", "cli-fixture", "-sweep", "n=1", "-sweep", "n=2"}, "-sweep n given twice"},
 		{[]string{"run", "cli-fixture", "-set", "n=5", "-sweep", "n=1,2"}, "-set n=5 and -sweep n=1,2: a swept parameter takes the sweep's values"},
-		{[]string{"run", "cli-fixture", "-sweep", "n=1,2", "-repeats", "300000"}, "2 variants x 2 sweep points x 300000 repeats"},
+		{[]string{"run", "cli-fixture", "-sweep", "n=1,2", "-repeats", "300000"}, "2 variants x 2 sweep points x 300,000 repeats"},
+		{[]string{"run", "cli-fixture", "-set", "n=5", "-set", "n=6"}, "-set n=5 and -set n=6: n given twice"},
+		{[]string{"run", "cli-fixture", "-sweep", "n=5,5"}, "sweep of n: value 5 given twice"},
+		{[]string{"run", "cli-fixture", "-variant", "a", "-variant", "a"}, "variant a named twice"},
+		{[]string{"run", "cli-fixture", "-workers", "-1"}, "-workers -1: want at least 1"},
+		{[]string{"list", "extra"}, "list takes no arguments"},
+		{[]string{"run", "cli-fixture", "-results", "main_test.go"}, "-results main_test.go: not a directory"},
 		{[]string{"bench", "-against", "HEAD", "-against-trials", "0"}, "-against-trials 0: want at least 1"},
 		{[]string{"bench", "-against", "HEAD", "-against-runs", "cli-fixture,nope"}, "-against-runs: "},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, tc.args...)
-		if code != 2 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("lab %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, tc.want) > 1 {
+			t.Errorf("lab %v: exit %d, stderr %q; want 2 and %q, once", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// lab help CMD is lab CMD -h, and every command's -h is help (exit 0).
+func TestHelpForEveryCommand(t *testing.T) {
+	for _, args := range [][]string{{"help", "run", "cli-fixture"}, {"run", "cli-fixture", "-h"}, {"help", "list"}, {"list", "-h"}, {"help", "bench"}, {"help"}} {
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 || out+stderr == "" {
+			t.Errorf("lab %v: exit %d, output %q; want help and exit 0", args, code, out+stderr)
+		}
+	}
+	_, out, _ := runCLI(t, "help", "run", "cli-fixture")
+	if !strings.Contains(out, "parameters of cli-fixture") {
+		t.Errorf("lab help run cli-fixture: %q, want the experiment's parameters", out)
 	}
 }
 

@@ -31,7 +31,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&f.sets, "set", "override a parameter: -set key=value (repeatable)")
 	fs.Var(&f.sweeps, "sweep", "sweep a parameter: -sweep key=v1,v2,... (repeatable: a grid, the last varying fastest; replaces the experiment's sweep of key)")
 	fs.Var(&f.variants, "variant", "run only this variant (repeatable)")
-	fs.StringVar(&f.seed, "seed", "", "experiment seed (default: the experiment's)")
+	fs.StringVar(&f.seed, "seed", "", "experiment `seed`, a 64-bit unsigned integer (default: the experiment's)")
 	fs.IntVar(&f.repeats, "repeats", 0, "repeats per variant and sweep point, at least 1 (default: the experiment's)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object on stdout (schema synclab.run/v1)")
 	fs.BoolVar(&f.runs, "runs", false, "with -json: also list every run with its seed and metric values")
@@ -41,7 +41,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.result, "result", "", "result file to read and write instead of the store (resumed from FILE.journal)")
 	fs.StringVar(&f.dir, "results", "", "result store directory (default $SYNCLAB_RESULTS, data/results in the repository, else the user cache)")
 	fs.BoolVar(&f.fresh, "fresh", false, "ignore cached results and the runs of an interrupted run")
-	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default GOMAXPROCS)")
+	fs.IntVar(&f.workers, "workers", 0, "parallel runs (0: GOMAXPROCS)")
 	fs.StringVar(&f.profile, "profile", "", "apply a board profile written by lab calibrate -o (-set overrides it)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: lab run NAME [flags]\nlab run NAME -h also lists NAME's parameters (the -set keys) and variants on stdout.\n\nflags:\n")
@@ -61,6 +61,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Visit(func(fl *flag.Flag) { repeatsSet = repeatsSet || fl.Name == "repeats" })
 	if repeatsSet && f.repeats < 1 {
 		return badInput("-repeats %d: want at least 1", f.repeats)
+	}
+	if f.workers < 0 {
+		return badInput("-workers %d: want at least 1 (0: GOMAXPROCS)", f.workers)
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -155,6 +158,11 @@ func (f runFlags) check() error {
 	if f.result != "" {
 		if err := checkResultFile(f.result); err != nil {
 			return badInput("-result: %v", err)
+		}
+	}
+	if f.dir != "" {
+		if st, err := os.Stat(f.dir); err == nil && !st.IsDir() {
+			return badInput("-results %s: not a directory (a result store is one; -result names one file)", f.dir)
 		}
 	}
 	return nil
@@ -261,6 +269,15 @@ func experimentFromFlags(name string, sets, variants []string, seed string, repe
 	e, err := lookup(name)
 	if err != nil {
 		return e, usageError{err}
+	}
+	given := map[string]string{}
+	for _, s := range sets {
+		k, _, _ := strings.Cut(s, "=")
+		k = strings.TrimSpace(k)
+		if prev, ok := given[k]; ok {
+			return e, badInput("-set %s and -set %s: %s given twice", prev, s, k)
+		}
+		given[k] = s
 	}
 	if e, err = e.WithSettings(sets...); err != nil {
 		return e, usageError{err}
