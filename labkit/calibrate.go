@@ -472,7 +472,10 @@ func (f *Fit) FitTable() Table {
 	for _, k := range f.Keys {
 		p := f.Params[k]
 		iv := "not identifiable"
-		if p.Identifiable {
+		switch {
+		case p.Identifiable && f.DOF <= 0: // Low..High are the accepted range, not an interval
+			iv = "none: no degree of freedom left"
+		case p.Identifiable:
 			iv = Num(p.Low) + " – " + Num(p.High)
 		}
 		note := f.Unidentifiable[k]

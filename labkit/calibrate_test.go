@@ -191,6 +191,11 @@ func TestCalibrateFlagsTradeOffsAndBounds(t *testing.T) {
 	if p := f.Params["a"]; p.Outside != "plausible" || math.Abs(p.Value-100) > 0.5 || f.Note == "" {
 		t.Errorf("a = %g (%q), note %q: want 100, outside its plausible 20-80, and a note that no dof is left", p.Value, p.Outside, f.Note)
 	}
+	// Without a degree of freedom there is no interval: the table must not
+	// show the accepted range in its place.
+	if row := f.FitTable().Rows[0]; row[3] != "none: no degree of freedom left" {
+		t.Errorf("interval cell %q with no degree of freedom", row[3])
+	}
 }
 
 func TestCalibrateBadInput(t *testing.T) {

@@ -190,9 +190,10 @@ func DisplayTable(t Table) {
 func (t Table) StyledHTML() string { return tableCSS + t.HTML() }
 
 // tableCSS styles tables: text left, numbers right (the class is doubled
-// to win over JupyterLab's right-aligned cells in exported notebooks).
+// to win over JupyterLab's right-aligned cells in exported notebooks);
+// CJK text breaks only where Latin text would, not after any character.
 const tableCSS = `<style>table.synclab{border-collapse:collapse;margin:0.5em 0;font-size:13px;display:block;overflow-x:auto;max-width:100%}
 table.synclab caption{font-weight:bold;text-align:left;padding:4px 0}
-table.synclab.synclab th,table.synclab.synclab td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+table.synclab.synclab th,table.synclab.synclab td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top;word-break:keep-all}
 table.synclab.synclab td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.synclab th{background:#f3f3f3}</style>`

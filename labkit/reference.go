@@ -193,13 +193,19 @@ func (c *Claim) judge(r *Result, point int) {
 }
 
 func (c *Claim) verdict(r *Result, point int) {
-	worst := 0.0
+	worst, factor := 0.0, 1.0
 	for _, s := range c.Sides {
 		worst = math.Max(worst, math.Abs(s.DeviationPct))
+		if r := s.Sim.Mean / s.Article; r > 0 && !math.IsInf(r, 0) {
+			factor = math.Max(factor, math.Max(r, 1/r))
+		}
 	}
 	mag := fmt.Sprintf("off by up to %.0f%%", worst)
-	if worst <= 10 {
+	switch {
+	case worst <= 10:
 		mag = "within 10%"
+	case factor >= 2: // a percentage stops at 100% below: 36x lower would read "97%"
+		mag = "off by up to " + sigDigits(factor, 2) + "x"
 	}
 	if len(c.Sides) < 2 {
 		c.Direction = "n/a"

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"synclab/platforms"
+	"synclab/sim"
 )
 
 // fakeECharts makes a file with the given text the local ECharts copy for
@@ -192,4 +193,35 @@ func ExampleExperiment_With() {
 	_, err := fixture().With("hz", 300)
 	fmt.Println(err)
 	// Output: experiment fixture-queue: parameter hz: value 300 not allowed; choose one of [100 250 1000]
+}
+
+// A claim's magnitude reads as a factor once the model is off by 2x or
+// more either way: as a percentage, 36x lower would read "off by 97%".
+func TestClaimMagnitude(t *testing.T) {
+	for _, tc := range []struct {
+		article, sim float64
+		want         string
+	}{
+		{100, 105, "one variant only: within 10%"},
+		{100, 150, "one variant only: off by up to 50%"},
+		{100, 543, "one variant only: off by up to 5.4x"},
+		{36, 1, "one variant only: off by up to 36x"},
+		{100, -50, "one variant only: off by up to 150%"},
+	} {
+		c := Claim{Sides: []ClaimSide{{Variant: "a", Article: tc.article, Sim: Summarize([]float64{tc.sim}),
+			DeviationPct: 100 * (tc.sim - tc.article) / tc.article}}}
+		c.judge(nil, 0)
+		if c.Verdict != tc.want {
+			t.Errorf("article %g, model %g: %q, want %q", tc.article, tc.sim, c.Verdict, tc.want)
+		}
+	}
+}
+
+// A timeline's subtitle names the lane kinds its trace has, no others.
+func TestTimelineNamesItsLanes(t *testing.T) {
+	tr := &sim.Trace{Spans: []sim.Span{{Core: 1, Lane: "state", Label: "wfe", End: sim.Microsecond}, {Core: 0, Lane: "lock", Label: "l", End: 2 * sim.Microsecond}}}
+	h := Timeline("t", tr).HTML()
+	if !strings.Contains(h, "one lane per core and kind (lock, state);") || strings.Contains(h, "task") {
+		t.Error("the subtitle does not name exactly the trace's lanes, lock and state")
+	}
 }

@@ -50,9 +50,11 @@ func repeatsNote(minN, maxN int, interval bool, better platforms.Better, what st
 	}
 	s := "mean of " + runs + " with its 95% interval (" + what + ")"
 	if !interval {
-		s = fmt.Sprintf("mean of %s; dots: each run (an interval needs at least %d)", runs, MinRepeatsForCI)
+		// The tables give a 95% interval from 2 runs; a chart draws one from
+		// MinRepeatsForCI, since fewer give bars too wide to read.
+		s = fmt.Sprintf("mean of %s; dots: each run (bars of the 95%% interval from %d runs)", runs, MinRepeatsForCI)
 		if maxN == 1 {
-			s = fmt.Sprintf("one run each (an interval needs at least %d)", MinRepeatsForCI)
+			s = "one run each (no interval)"
 		}
 	}
 	if better != platforms.Neither {

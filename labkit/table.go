@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -218,12 +219,33 @@ func (t Table) HTML() string {
 			if numericCell.MatchString(c) {
 				b.WriteString(`<td class="n">` + html.EscapeString(c) + "</td>")
 			} else {
-				b.WriteString("<td>" + html.EscapeString(c) + "</td>")
+				b.WriteString("<td>" + cellHTML(c) + "</td>")
 			}
 		}
 		b.WriteString("</tr>")
 	}
 	b.WriteString("</tbody></table>")
+	return b.String()
+}
+
+// cellHTML escapes a text cell and lets a long word (a path, an identifier,
+// a URL) break after its separators: a column of sources would otherwise
+// push the table past the page, where a printed report cuts it off.
+func cellHTML(s string) string {
+	var b strings.Builder
+	word := 0 // runes since the last space
+	for _, r := range s {
+		b.WriteString(html.EscapeString(string(r)))
+		switch {
+		case unicode.IsSpace(r):
+			word = 0
+		case strings.ContainsRune("/_.,=:", r) && word >= 12:
+			b.WriteString("<wbr>")
+			fallthrough
+		default:
+			word++
+		}
+	}
 	return b.String()
 }
 

@@ -2,8 +2,10 @@ package labkit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -43,9 +45,14 @@ func Timeline(title string, tr *sim.Trace) *Chart {
 		}
 	}
 	names := make([]string, len(lanes))
+	var kinds []string // the lane kinds this trace has, for the subtitle
 	for i, k := range lanes {
 		names[i] = fmt.Sprintf("core %d %s", k.core, k.lane)
+		if !slices.Contains(kinds, k.lane) {
+			kinds = append(kinds, k.lane)
+		}
 	}
+	slices.Sort(kinds)
 	csv := [][]string{{"core", "lane", "label", "start_us", "end_us"}}
 	if tr != nil {
 		for _, s := range tr.Spans {
@@ -60,7 +67,7 @@ func Timeline(title string, tr *sim.Trace) *Chart {
 	height := max(300, 170+laneHeight*len(lanes))
 	c := charts.NewCustom()
 	c.SetGlobalOptions(append(layout{title: title, height: height, legend: labels, legendTop: true, bottom: 80,
-		subtitle: "one lane per core and kind (state, lock, task); drag the slider under the chart or scroll on it to zoom"}.globals(),
+		subtitle: "one lane per core and kind (" + strings.Join(kinds, ", ") + "); drag the slider under the chart or scroll on it to zoom"}.globals(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: fn("ganttTooltip")}),
 		charts.WithXAxisOpts(opts.XAxis{Name: "time (us)", Type: "value", Scale: opts.Bool(true), NameLocation: "middle", NameGap: 26,
 			AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}),

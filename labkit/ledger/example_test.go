@@ -6,8 +6,8 @@ import (
 	"synclab/labkit/ledger"
 )
 
-// The ledger lists every claim of both articles; a claim no run can judge
-// says why.
+// The ledger lists every claim of both articles; a statement of fact that
+// its sources show false needs no run, and says why it is wrong.
 func ExampleLoad() {
 	l, err := ledger.Load()
 	if err != nil {
@@ -16,10 +16,10 @@ func ExampleLoad() {
 	for _, c := range l.Claims {
 		if c.ID == "arm-wfet-isa" {
 			fmt.Println(c.Claim)
-			fmt.Println("not simulable:", c.NotSimulable)
+			fmt.Println("wrong:", c.Wrong)
 		}
 	}
 	// Output:
 	// ARMv8.1 adds wfet (WFE with timeout) and wfei (WFE with immediate wake-up).
-	// not simulable: a statement about the instruction set, not behaviour; it is wrong: WFET is ARMv8.7 (FEAT_WFxT), and the Arm ARM has no 'wfei' (its wait instructions are WFE, WFI, WFET and WFIT)
+	// wrong: WFET is ARMv8.7 (FEAT_WFxT), not ARMv8.1, and the Arm ARM has no 'wfei' (its wait instructions are WFE, WFI, WFET and WFIT): a statement about the instruction set, which no run needs to judge
 }

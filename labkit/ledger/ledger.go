@@ -33,6 +33,10 @@ const (
 	Holds        Verdict = "holds"
 	Contradicted Verdict = "contradicted"
 	Partly       Verdict = "partly"
+	// Wrong: a statement of fact (an instruction set, an API) that the
+	// sources it is about show false; no run is needed, and none could show
+	// otherwise.
+	Wrong        Verdict = "wrong"
 	NotSimulable Verdict = "not simulable"
 	// NotSimulated: a run the verdict needs failed unexpectedly.
 	NotSimulated Verdict = "not simulated"
@@ -83,6 +87,9 @@ type Claim struct {
 	// NotSimulable says why no run can judge the claim (then Runs is
 	// empty).
 	NotSimulable string `json:"not_simulable,omitempty"`
+	// Wrong says, citing them, how the sources the claim is about show it
+	// false (then Runs is empty).
+	Wrong string `json:"wrong,omitempty"`
 }
 
 // Ledger is the data file: articles, runs and claims.
@@ -97,8 +104,8 @@ type Ledger struct {
 func Load() (Ledger, error) { return Parse(data.Claims) }
 
 // Parse parses a ledger from JSON and checks it: unique ids, known articles
-// and runs, every claim either judged by runs (with a judge in this
-// package) or not simulable with a reason.
+// and runs, every claim judged by runs (with a judge in this package), not
+// simulable with a reason, or wrong by its sources.
 func Parse(b []byte) (Ledger, error) {
 	var l Ledger
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -130,8 +137,8 @@ func (l Ledger) check() error {
 			return fmt.Errorf("ledger: claim %s: article %q unknown", c.ID, c.Article)
 		case c.Quote == "" || c.Claim == "":
 			return fmt.Errorf("ledger: claim %s: quote and claim must be set", c.ID)
-		case (len(c.Runs) == 0) == (c.NotSimulable == ""):
-			return fmt.Errorf("ledger: claim %s: needs runs (and how) or a not_simulable reason, not both", c.ID)
+		case btoi(len(c.Runs) > 0)+btoi(c.NotSimulable != "")+btoi(c.Wrong != "") != 1:
+			return fmt.Errorf("ledger: claim %s: needs exactly one of runs (and how), a not_simulable reason or a wrong reason", c.ID)
 		case len(c.Runs) > 0 && (c.How == "" || judges[c.ID] == nil):
 			return fmt.Errorf("ledger: claim %s: judged by runs %v, but has no how or no judge in labkit/ledger", c.ID, c.Runs)
 		}
@@ -231,9 +238,12 @@ func (l Ledger) JudgeResults(results map[string]*labkit.Result) []Judgement {
 	for _, c := range l.Claims {
 		j := Judgement{Claim: c}
 		j.Article, _ = l.Article(c.Article)
-		if c.NotSimulable != "" {
+		switch {
+		case c.NotSimulable != "":
 			j.Verdict, j.Why = NotSimulable, c.NotSimulable
-		} else {
+		case c.Wrong != "":
+			j.Verdict, j.Why = Wrong, c.Wrong
+		default:
 			rr := &runs{c: c, res: results}
 			j.Verdict, j.Magnitude, j.Why = judges[c.ID](rr)
 			if len(rr.missing) > 0 {
@@ -243,6 +253,16 @@ func (l Ledger) JudgeResults(results map[string]*labkit.Result) []Judgement {
 		out = append(out, j)
 	}
 	return out
+}
+
+// Verdicts lists the verdicts in the order counts and tables give them.
+var Verdicts = []Verdict{Holds, Partly, Contradicted, Wrong, NotSimulable, NotSimulated}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Counts returns how many judgements have each verdict.
@@ -258,7 +278,7 @@ func Counts(js []Judgement) map[Verdict]int {
 func CountsText(js []Judgement) string {
 	n := Counts(js)
 	var parts []string
-	for _, v := range []Verdict{Holds, Partly, Contradicted, NotSimulable, NotSimulated} {
+	for _, v := range Verdicts {
 		if n[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
 		}

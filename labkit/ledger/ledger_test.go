@@ -44,8 +44,9 @@ func TestLedgerLoadsAndBuilds(t *testing.T) {
 func TestParseRefusesBadLedgers(t *testing.T) {
 	good := `{"articles":[{"id":"arm"}],"runs":[{"name":"r","experiment":"e"}],"claims":[%s]}`
 	for _, tc := range []struct{ claim, want string }{
-		{`{"id":"x","article":"arm","quote":"q","claim":"c"}`, "needs runs (and how) or a not_simulable reason"},
-		{`{"id":"x","article":"arm","quote":"q","claim":"c","runs":["r"],"how":"h","not_simulable":"w"}`, "not both"},
+		{`{"id":"x","article":"arm","quote":"q","claim":"c"}`, "needs exactly one of runs (and how), a not_simulable reason or a wrong reason"},
+		{`{"id":"x","article":"arm","quote":"q","claim":"c","runs":["r"],"how":"h","not_simulable":"w"}`, "needs exactly one of"},
+		{`{"id":"x","article":"arm","quote":"q","claim":"c","not_simulable":"w","wrong":"w"}`, "needs exactly one of"},
 		{`{"id":"x","article":"arm","quote":"q","claim":"c","runs":["r"],"how":"h"}`, "no judge in labkit/ledger"},
 		{`{"id":"x","article":"esp","quote":"q","claim":"c","not_simulable":"w"}`, `article "esp" unknown`},
 		{`{"id":"arm-table-wait","article":"arm","quote":"q","claim":"c","runs":["nope"],"how":"h"}`, `run "nope" unknown`},
@@ -159,15 +160,18 @@ func TestVerdictsAreComputed(t *testing.T) {
 				t.Fatalf("%s: verdict %q, why %q; want both", j.ID, j.Verdict, j.Why)
 			case j.NotSimulable != "" && (j.Verdict != NotSimulable || j.Why != j.NotSimulable):
 				t.Fatalf("%s: not simulable claim judged %q (%s)", j.ID, j.Verdict, j.Why)
-			case j.NotSimulable == "" && j.Verdict == NotSimulated && !strings.Contains(j.Why, "no result for"):
+			case j.Wrong != "" && (j.Verdict != Wrong || j.Why != j.Wrong):
+				t.Fatalf("%s: claim wrong by its sources judged %q (%s)", j.ID, j.Verdict, j.Why)
+			case len(j.Runs) == 0:
+			case j.Verdict == NotSimulated && !strings.Contains(j.Why, "no result for"):
 				t.Fatalf("%s: not simulated without naming the missing result: %s", j.ID, j.Why)
-			case j.NotSimulable == "" && j.Verdict != NotSimulated && j.Magnitude == "":
+			case j.Verdict != NotSimulated && j.Magnitude == "":
 				t.Fatalf("%s: %s without a magnitude", j.ID, j.Verdict)
 			}
 		}
 	}
 	for _, c := range l.Claims {
-		if c.NotSimulable != "" {
+		if len(c.Runs) == 0 {
 			continue
 		}
 		n := 0

@@ -1,6 +1,7 @@
 package nbexport
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -226,10 +227,10 @@ const startAttempts = 3
 
 // execute runs the prepared notebook in into dir/executed.ipynb, with the kernel's session records
 // in session; it starts it again (saying so to note) while its kernel dies before it answers.
-func execute(ctx context.Context, tools Tools, in, dir, session string, note func(string)) (string, error) {
+func execute(ctx context.Context, tools Tools, dir, in, out, session string, note func(string)) (string, error) {
 	for attempt := 1; ; attempt++ {
-		log, err := nbconvert(ctx, tools, filepath.Dir(in), true, []string{SessionEnv + "=" + session},
-			"--to", "notebook", "--output-dir", dir, "--output", "executed", in)
+		log, err := nbconvert(ctx, tools, dir, in, true, []string{SessionEnv + "=" + session},
+			"--to", "notebook", "--output-dir", out, "--output", "executed")
 		if err == nil || ctx.Err() != nil || !diedStarting(log) || attempt == startAttempts {
 			return log, err
 		}
@@ -273,20 +274,20 @@ func exportOne(ctx context.Context, tools Tools, path string, opts Options, note
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	// Same directory as the notebook, so that relative paths resolve.
-	in := filepath.Join(filepath.Dir(abs), ".nbexport-"+nonce+"-"+filepath.Base(abs))
+	// The kernel runs in the notebook's folder, so that relative paths resolve.
+	dir := filepath.Dir(abs)
+	in := filepath.Join(tmp, "in.ipynb")
 	if err := writeNotebook(in, nb); err != nil {
 		return nil, err
 	}
-	defer os.Remove(in)
 	session := filepath.Join(tmp, "session.jsonl")
 	start := time.Now()
-	log, err := execute(ctx, tools, in, tmp, session, note)
+	log, err := execute(ctx, tools, dir, in, tmp, session, note)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: interrupted after %s: %w", path, time.Since(start).Round(time.Second), ctx.Err())
 		}
-		return nil, fmt.Errorf("%s: %s", path, diagnose(ctx, tools, in, log))
+		return nil, fmt.Errorf("%s: %s", path, diagnose(ctx, tools, dir, in, log))
 	}
 	raw, err := os.ReadFile(filepath.Join(tmp, "executed.ipynb"))
 	if err != nil {
@@ -302,13 +303,14 @@ func exportOne(ctx context.Context, tools Tools, path string, opts Options, note
 	}
 	finish(executed, reportInfo{notebook: path, source: source, title: nb.Title(), params: params, set: opts.Params,
 		records: records, code: opts.Code, when: start})
+	executed.setTitle(cmp.Or(nb.Title(), strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))))
 	final := filepath.Join(tmp, "final.ipynb")
 	if err := writeNotebook(final, executed); err != nil {
 		return nil, err
 	}
-	if log, err := nbconvert(ctx, tools, filepath.Dir(abs), false, nil, "--to", "html", "--no-prompt",
+	if log, err := nbconvert(ctx, tools, dir, final, false, nil, "--to", "html", "--no-prompt",
 		"--TagRemovePreprocessor.enabled=True", `--TagRemovePreprocessor.remove_input_tags=["`+hideInputTag+`"]`,
-		"--output-dir", tmp, "--output", "final", final); err != nil {
+		"--output-dir", tmp, "--output", "final"); err != nil {
 		return nil, fmt.Errorf("%s: nbconvert to HTML: %v\n%s", path, err, tail(log, 20))
 	}
 	page, err := os.ReadFile(filepath.Join(tmp, "final.html"))

@@ -174,10 +174,19 @@ func killMarked(marker string) {
 	}
 }
 
-// nbconvert runs jupyter nbconvert with the kernel and asset settings, executing the notebook when
-// execute is set, with env added to the environment; it returns stderr.
-func nbconvert(ctx context.Context, tools Tools, dir string, execute bool, env []string, args ...string) (string, error) {
+// nbconvert runs jupyter nbconvert on the notebook file in with the kernel and asset settings,
+// executing it when execute is set, with env added to the environment; it returns stderr. The
+// notebook goes in on stdin, so the kernel runs in dir (where the notebook's relative paths
+// resolve) while the file itself stays out of dir: a read-only checkout exports, and a killed
+// export leaves nothing behind in it.
+func nbconvert(ctx context.Context, tools Tools, dir, in string, execute bool, env []string, args ...string) (string, error) {
+	stdin, err := os.Open(in)
+	if err != nil {
+		return "", err
+	}
+	defer stdin.Close()
 	base := []string{
+		"--stdin",
 		"--ExecutePreprocessor.kernel_name=" + kernelName,
 		fmt.Sprintf("--ExecutePreprocessor.timeout=%d", int(cellTimeout().Seconds())),
 		"--HTMLExporter.require_js_url=" + requireJSPlaceholder,
@@ -188,7 +197,7 @@ func nbconvert(ctx context.Context, tools Tools, dir string, execute bool, env [
 	}
 	name, pre := nbconvertCommand()
 	cmd := exec.CommandContext(ctx, name, append(append(pre, base...), args...)...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Stdin = dir, stdin
 	// The kernel runs in its own session (jupyter_client starts it with setsid), so it cannot be
 	// reached through nbconvert's process group. Mark everything this run starts with a unique
 	// environment variable; after nbconvert ends, whatever still carries the mark is a leftover.
@@ -200,7 +209,7 @@ func nbconvert(ctx context.Context, tools Tools, dir string, execute bool, env [
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Stdout = &stderr
-	err := cmd.Run()
+	err = cmd.Run()
 	killMarked(marker)
 	if ctx.Err() != nil {
 		return stderr.String(), ctx.Err()
@@ -251,7 +260,7 @@ var cellErrorRE = regexp.MustCompile(`(?s)An error occurred while executing the 
 // diagnose turns a failed nbconvert run into a message naming the failing cell and its output. The
 // kernel's error reply only says "exit status 2": the real output (compiler errors, panics) is in the
 // cell's outputs, so the notebook is re-run up to that cell with errors allowed to capture them.
-func diagnose(ctx context.Context, tools Tools, notebook, log string) string {
+func diagnose(ctx context.Context, tools Tools, dir, notebook, log string) string {
 	m := cellErrorRE.FindStringSubmatch(log)
 	if m == nil {
 		if strings.Contains(log, "No such kernel named") {
@@ -266,7 +275,7 @@ func diagnose(ctx context.Context, tools Tools, notebook, log string) string {
 		return "nbconvert failed:\n" + tail(log, 30)
 	}
 	source, reply := m[1], strings.TrimSpace(firstLines(m[2], 5))
-	idx, outputs, err := failingCellOutputs(ctx, tools, notebook, source)
+	idx, outputs, err := failingCellOutputs(ctx, tools, dir, notebook, source)
 	where := "a cell"
 	if idx.valid() {
 		where = fmt.Sprintf("cell %d (code cell #%d, counting from 1)", idx.cell, idx.code)
@@ -316,7 +325,7 @@ func (c cellIndex) valid() bool { return c.cell >= 0 }
 // failingCellOutputs re-executes the notebook up to the first code cell with the given source
 // (errors allowed) and returns the text of that cell's outputs. Cell numbers count the notebook's
 // own cells (not one lab report -p adds).
-func failingCellOutputs(ctx context.Context, tools Tools, notebook, source string) (cellIndex, string, error) {
+func failingCellOutputs(ctx context.Context, tools Tools, dir, notebook, source string) (cellIndex, string, error) {
 	none := cellIndex{-1, -1}
 	raw, err := os.ReadFile(notebook)
 	if err != nil {
@@ -350,14 +359,13 @@ func failingCellOutputs(ctx context.Context, tools Tools, notebook, source strin
 		return ci, "", err
 	}
 	defer os.RemoveAll(tmp)
-	// Same directory as the notebook so relative paths resolve as in the failed run.
-	in := filepath.Join(filepath.Dir(notebook), ".nbexport-diagnose-"+filepath.Base(tmp)+".ipynb")
+	in := filepath.Join(tmp, "in.ipynb")
 	if err := writeNotebook(in, nb); err != nil {
 		return ci, "", err
 	}
-	defer os.Remove(in)
-	if log, err := nbconvert(ctx, tools, filepath.Dir(notebook), true, nil, "--to", "notebook", "--allow-errors",
-		"--output-dir", tmp, "--output", "out", in); err != nil {
+	// Run in dir, as the failed run was, so relative paths resolve the same.
+	if log, err := nbconvert(ctx, tools, dir, in, true, nil, "--to", "notebook", "--allow-errors",
+		"--output-dir", tmp, "--output", "out"); err != nil {
 		return ci, "", fmt.Errorf("%v\n%s", err, tail(log, 10))
 	}
 	outRaw, err := os.ReadFile(filepath.Join(tmp, "out.ipynb"))

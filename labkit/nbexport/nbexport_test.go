@@ -383,8 +383,23 @@ func TestExport(t *testing.T) {
 		// A module the notebook's own go.mod does not require yet: GoNB's `go get` must resolve it to
 		// go.mod's pin from the module cache (the kernel's GOPROXY), not ask the proxy for latest.
 		code("%%\ndefer gonbui.Sync()\ngonbui.DisplayHTML(\"<b>from pinned gonbui</b>\")"),
+		code("import \"os\"\n\n%%\nwd, _ := os.Getwd()\nfmt.Println(\"cwd:\", wd)"),
 	)
-	s := exportPage(t, nb, filepath.Join(dir, "out"))
+	before, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := exportPage(t, nb, t.TempDir())
+	// The kernel runs in the notebook's folder, and the export leaves nothing there.
+	if !strings.Contains(s, "cwd: "+dir) {
+		t.Errorf("the kernel did not run in the notebook's folder %s", dir)
+	}
+	if after, err := os.ReadDir(dir); err != nil || len(after) != len(before) {
+		t.Errorf("the notebook's folder had %d entries before the export and %v after (%v)", len(before), after, err)
+	}
+	if !strings.Contains(s, "<title>Small</title>") {
+		t.Error("the page's title is not the notebook's")
+	}
 	if !strings.Contains(s, "provenance: MEAS 42") {
 		t.Error("cell output (from the repository's platforms package) missing from the report")
 	}

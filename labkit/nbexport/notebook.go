@@ -213,3 +213,14 @@ func (nb *Notebook) Title() string {
 	}
 	return ""
 }
+
+// setTitle sets the notebook's metadata title, which nbconvert's HTML
+// template makes the page's <title> (else the file's name).
+func (nb *Notebook) setTitle(t string) {
+	meta, _ := nb.Top["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		nb.Top["metadata"] = meta
+	}
+	meta["title"] = t
+}

@@ -18,7 +18,7 @@ var allowedTags = map[string][]string{
 	"p": nil, "br": nil, "hr": nil, "h1": nil, "h2": nil, "h3": nil, "h4": nil, "h5": nil, "h6": nil,
 	"ul": nil, "ol": {"start", "type"}, "li": nil, "dl": nil, "dt": nil, "dd": nil, "blockquote": nil,
 	"pre": nil, "code": nil, "kbd": nil, "samp": nil, "var": nil, "em": nil, "strong": nil, "b": nil, "i": nil,
-	"u": nil, "s": nil, "del": nil, "ins": nil, "sub": nil, "sup": nil, "small": nil, "mark": nil, "span": nil,
+	"u": nil, "s": nil, "del": nil, "ins": nil, "sub": nil, "sup": nil, "small": nil, "mark": nil, "span": nil, "wbr": nil,
 	"div": nil, "a": {"href", "name"}, "img": {"src", "alt", "width", "height"},
 	"table": nil, "thead": nil, "tbody": nil, "tfoot": nil, "tr": nil, "caption": nil, "colgroup": nil, "col": {"span"},
 	"th": {"colspan", "rowspan", "align", "scope"}, "td": {"colspan", "rowspan", "align"},

@@ -187,7 +187,7 @@ func stampHTML(ri reportInfo) string {
 	for _, k := range keys {
 		cmd += " -p " + shellQuote(k+"="+ri.set[k])
 	}
-	fmt.Fprintf(&b, "<p>Run again with <code>%s</code>. Notebook <code>%s</code>, sha256 <code>%s</code>; code <code>%s</code>",
+	fmt.Fprintf(&b, "<p>Run again with <code>%s</code>. Notebook <code>%s</code>, sha256 <code>%s</code>; its cells' code <code>%s</code>",
 		html.EscapeString(cmd), html.EscapeString(filepath.ToSlash(ri.notebook)), hex.EncodeToString(sum[:8]), html.EscapeString(codeVersions(ri)))
 	goV, gonb := "", ""
 	for _, r := range ri.records {
@@ -201,7 +201,7 @@ func stampHTML(ri reportInfo) string {
 	}
 	fmt.Fprintf(&b, "; executed %s", html.EscapeString(ri.when.UTC().Format(time.RFC3339)))
 	if ri.code != "" {
-		fmt.Fprintf(&b, " by lab report at code <code>%s</code>", html.EscapeString(ri.code))
+		fmt.Fprintf(&b, " by lab report (a build of its own: code <code>%s</code>)", html.EscapeString(ri.code))
 	}
 	b.WriteString(".</p>\n")
 	if len(ri.params) > 0 {
