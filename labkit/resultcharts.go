@@ -392,7 +392,9 @@ func Tornado(title, unit string, bars []TornadoBar) *Chart {
 		for i, v := range s.Values {
 			data[i] = opts.BarData{Value: num(v)}
 		}
-		bar.AddSeries(s.Name, data, append(seriesStyle(s.Name), charts.WithBarChartOpts(opts.BarChart{BarGap: "-100%"}))...)
+		// Side by side: when both ends move the same way, overlapping bars
+		// would hide the shorter one.
+		bar.AddSeries(s.Name, data, append(seriesStyle(s.Name), charts.WithBarChartOpts(opts.BarChart{BarGap: "0%"}))...)
 	}
 	bar.XYReversal()
 	return newChart(title, height, categoryCSV(names, []Series{low, high}), bar)
