@@ -85,6 +85,7 @@ type condState struct {
 	polls   int       // polls (or pauses) left before the loop sleeps
 	failed  int       // Acquire's failed attempts
 	left    Time      // busy-waiting left (0: none begun)
+	pause   bool      // that busy-waiting is a poll's pause (spinning), not an instruction's cost
 	start   Time      // when the current stretch of busy-waiting began
 	waited  Time      // when the sleep's timed wait was to end (stream tick or deadline)
 	stream  Time      // the event-stream tick of that sleep (never: none)
@@ -107,7 +108,7 @@ type condState struct {
 // The steps run from the core's wake events: a poll, or a wake-up, that does
 // not end the wait costs no context switch, and polls that no event can
 // come between run at once. Each does what the same loop written with Load,
-// Compute, LoadExclusive and WFE does.
+// Relax, LoadExclusive and WFE does.
 func (p *Proc) CondWait(a Addr, cond func(uint64) bool, w WaitPolicy) uint64 {
 	st := p.runCond(condState{addr: a, cond: cond, pol: w, stage: condLoad, next: condLoad, polls: w.Polls})
 	return st.v
@@ -119,7 +120,7 @@ func (p *Proc) CondWait(a Addr, cond func(uint64) bool, w WaitPolicy) uint64 {
 // pauses as l says. It returns the value the taking attempt read and how
 // many attempts failed. Like CondWait, its steps run from the core's wake
 // events, and each does what the same loop written with LoadExclusive,
-// StoreExclusive, Load, Compute and WFE does.
+// StoreExclusive, Load, Relax and WFE does.
 func (p *Proc) Acquire(a Addr, l AcquireLoop) (uint64, int) {
 	st := condState{addr: a, cond: l.Test, pol: l.Wait, op: l.Op, taken: l.Taken, onStore: l.OnStore, stage: acqLdxr, next: acqLdxr}
 	if l.Test == nil {
@@ -187,15 +188,20 @@ func (c *Core) condStep() bool {
 			st.stage = condLdxr
 			if st.polls > 0 {
 				st.polls--
-				st.stage = condRelax
+				st.stage, st.pause = condRelax, true
 			}
 		case condRelax:
-			// Compute(RelaxCycles): interrupts cut it, and it goes on after them.
+			// Relax(RelaxCycles), or Compute(left) for an instruction's
+			// cost: interrupts cut it, and it goes on after them.
 			if st.left == 0 {
 				st.left = c.Cycles(st.pol.RelaxCycles)
 				p.dirty++ // start is a time held across the wait
 			}
-			c.setState(c.runState())
+			if st.pause {
+				c.setState(StateSpin)
+			} else {
+				c.setState(c.runState())
+			}
 			st.start = e.now
 			st.stage = condRelaxed
 			if c.deliverable() {
@@ -303,7 +309,7 @@ func (c *Core) condStep() bool {
 				if c.Cfg.HitCycles > 0 {
 					st.left, st.next = c.Cycles(c.Cfg.HitCycles), acqLdxr
 					p.dirty++
-					st.stage = condRelax
+					st.stage, st.pause = condRelax, false
 				}
 				continue
 			}
@@ -334,7 +340,7 @@ func (c *Core) condStep() bool {
 			st.stage = condSleep
 			if st.polls > 0 {
 				st.polls--
-				st.stage = condRelax
+				st.stage, st.pause = condRelax, true
 			}
 		}
 	}
@@ -377,7 +383,6 @@ func (c *Core) skipPolls(st *condState) bool {
 	if k <= 0 {
 		return false
 	}
-	c.setState(c.runState())
 	p, v := c.cur, r.words[w]
 	held := false
 	var n Time
@@ -389,7 +394,9 @@ func (c *Core) skipPolls(st *condState) bool {
 		p.observe(v)
 		held = st.cond(v)
 	}
+	// Each poll is a pause and a load: the loop spins (a load sets no state).
 	c.Stall += n * hit
+	c.setState(StateSpin)
 	e.now += n * per
 	st.polls -= int(n)
 	st.v = v
@@ -425,6 +432,7 @@ func (st *condState) snapshot(s *Snapshot) {
 	s.Key(st.v)
 	s.Key(uint64(st.polls))
 	s.Key(uint64(st.left))
+	s.Flag(st.pause)
 	s.Time(&st.start)
 	s.Time(&st.waited)
 	s.Time(&st.stream)

@@ -31,7 +31,7 @@ func condLoop(p *Proc, a Addr, cond func(uint64) bool, w WaitPolicy, settle bool
 		}
 		switch {
 		case iter < w.Polls:
-			p.Compute(w.RelaxCycles)
+			p.Relax(w.RelaxCycles)
 		case !w.Monitor:
 			sleep()
 		default:
@@ -211,7 +211,7 @@ func lockLoop(p *Proc, a Addr, ttas bool, w WaitPolicy, onStore func(), settle b
 		case ttas:
 			condLoop(p, a, free, w, false)
 		case iter < w.Polls:
-			p.Compute(w.RelaxCycles)
+			p.Relax(w.RelaxCycles)
 		case w.Timeout > 0:
 			p.WFET(p.Now() + w.Timeout)
 		default:
@@ -291,5 +291,34 @@ func TestAcquireMatchesExplicitLoop(t *testing.T) {
 				t.Errorf("no wake-up settled without a switch: the test proves nothing")
 			}
 		})
+	}
+}
+
+// A poll's pause is a busy-wait, drawn at spin power like SpinUntil's
+// polls: a waiter that polls until a store 5 us later spends that time
+// spinning, with CondWait, Acquire's pauses and an explicit Relax loop
+// alike; Compute stays executing. (CondWait's pauses once drew executing
+// power, so adaptive waiting cost more than the busy-wait it replaces.)
+func TestPollPausesSpin(t *testing.T) {
+	for _, settle := range []bool{false, true} {
+		r := newRig(t, 2, false, nil)
+		const flag = ramBase
+		r.e.Spawn(r.e.Cores()[1], "waiter", func(p *Proc) {
+			condLoop(p, flag, func(v uint64) bool { return v == 1 }, WaitPolicy{Polls: 1_000_000, RelaxCycles: 10, OnAccess: func() {}}, settle)
+			p.Compute(1000)
+		})
+		r.e.Spawn(r.e.Cores()[0], "setter", func(p *Proc) {
+			p.Compute(5000)
+			p.Store(flag, 1)
+		})
+		if err := r.e.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		c := r.e.Cores()[1]
+		spin, exec := c.Residency(StateSpin), c.Residency(StateExec)
+		if spin < 4900*Nanosecond || spin > 5200*Nanosecond || exec < 1000*Nanosecond || exec > 1200*Nanosecond {
+			t.Errorf("settle %v: spin %v, exec %v; want about 5 us of polling spinning and the 1 us of Compute executing", settle, spin, exec)
+		}
+		r.e.Close()
 	}
 }

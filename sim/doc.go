@@ -53,8 +53,9 @@
 // a write that does not end its wait (a ticket lock's release wakes every
 // waiter, one goes on) goes back to sleep without a context switch, and
 // polls that hit in the cache with no event between them run at once; each
-// step is exactly what the loop written with Load, Compute, LoadExclusive
-// and WFE does (tests compare the two). Acquire runs a lock-acquire loop the
+// step is exactly what the loop written with Load, Relax, LoadExclusive
+// and WFE does (tests compare the two). Relax is Compute drawing spin power:
+// a poll's pause is a busy-wait, as SpinUntil's polls are. Acquire runs a lock-acquire loop the
 // same way: LL/SC attempts, and between them a pause or a CondWait
 // (test-and-set, test-and-test-and-set), so a herd of waiters retrying after
 // every release costs no context switches either.

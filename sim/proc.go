@@ -279,12 +279,26 @@ func (p *Proc) waitFor(kind waitKind) WakeCause {
 // Compute runs n cycles of private work: straight-line code that touches no
 // shared line. Interrupts that arrive meanwhile are taken and the work goes
 // on after them.
-func (p *Proc) Compute(n int64) {
+func (p *Proc) Compute(n int64) { p.busy(n, false) }
+
+// Relax busy-waits n cycles: a polling loop's pause between two tests of a
+// word (cpu_relax, a delay loop). It is Compute drawing spin power, as the
+// polls of SpinUntil and CondWait do.
+func (p *Proc) Relax(n int64) { p.busy(n, true) }
+
+// busy runs n cycles executing, or spinning with spin.
+func (p *Proc) busy(n int64, spin bool) {
 	if n <= 0 {
 		return
 	}
 	c := p.core
-	c.setState(c.runState())
+	state := func() State {
+		if spin {
+			return StateSpin
+		}
+		return c.runState()
+	}
+	c.setState(state())
 	left := c.Cycles(n)
 	p.dirty++ // start is a time held across the wait
 	for left > 0 {
@@ -296,7 +310,7 @@ func (p *Proc) Compute(n int64) {
 		left -= p.e.now - start
 		p.takeInterrupts()
 		c = p.core // a handler may have switched tasks; we resume on the core we now run on
-		c.setState(c.runState())
+		c.setState(state())
 	}
 	p.dirty--
 }

@@ -248,7 +248,7 @@ func (l *qspinlock) queue(p *sim.Proc) {
 	if idx >= maxNodes {
 		// More nesting than nodes (never in practice): spin on trylock.
 		for l.k.cmpxchg(p, l.word, 0, qLocked) != 0 {
-			p.Compute(l.w.RelaxCycles)
+			p.Relax(l.w.RelaxCycles)
 		}
 		return
 	}

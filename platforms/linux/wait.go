@@ -220,7 +220,7 @@ func (k *Kernel) condLoad(p *sim.Proc, w *Wait, a sim.Addr, monitor bool, cond f
 		}
 		switch k.tier(p, w, iter, true) {
 		case tierPoll:
-			p.Compute(w.RelaxCycles)
+			p.Relax(w.RelaxCycles)
 		case tierSpin:
 			// WFI can no longer sleep: the rest of the wait is a busy poll.
 			k.count(p, a)
@@ -336,7 +336,7 @@ func (k *Kernel) pausePolicy(p *sim.Proc, w *Wait, a sim.Addr) (sp sim.WaitPolic
 func (k *Kernel) pause(p *sim.Proc, w *Wait, iter int) {
 	switch k.tier(p, w, iter, false) {
 	case tierPoll, tierSpin:
-		p.Compute(w.RelaxCycles)
+		p.Relax(w.RelaxCycles)
 	case tierWFE:
 		k.wfe(p, w)
 	}
