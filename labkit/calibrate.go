@@ -383,13 +383,15 @@ func (c *calib) report(x []float64) (*Fit, error) {
 				js.Set(i, k, J.At(i, j)*scale(c.params[j]))
 			}
 		}
+		// The full V: with fewer measurements than parameters, the
+		// directions past the singular values are null ones too.
 		var svd mat.SVD
-		if svd.Factorize(js, mat.SVDThin) {
+		if svd.Factorize(js, mat.SVDFull) {
 			sv := svd.Values(nil)
 			var v mat.Dense
 			svd.VTo(&v)
-			for k := range sv {
-				if sv[k] > 1e-6*sv[0] {
+			for k := range len(ident) {
+				if k < len(sv) && sv[k] > 1e-6*sv[0] {
 					continue
 				}
 				// Parameters loading on this null direction trade off.

@@ -174,6 +174,16 @@ func TestCalibrateFlagsTradeOffsAndBounds(t *testing.T) {
 	if s := f.Params["a"].Value + f.Params["b"].Value; math.Abs(s-70.5) > 1 {
 		t.Errorf("a + b = %g, want about 70.5", s)
 	}
+	// One measurement cannot pin two parameters: with fewer measurements
+	// than parameters every direction past the data is a trade-off.
+	one := []Measurement{{Experiment: "fixture-line", Variant: "v", Settings: "x=2", Metric: "y", Value: 100}}
+	f, err = Calibrate(context.Background(), one, findFixture, CalibrateOptions{Fit: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Unidentifiable) != 2 {
+		t.Errorf("a and b from one measurement of a + 2b: unidentifiable = %v, want both", f.Unidentifiable)
+	}
 	// y = a + b at x=1 far above the accepted range: both end at Max.
 	big := []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "y", Value: 5000}}
 	f, err = Calibrate(context.Background(), big, findFixture, CalibrateOptions{Fit: []string{"a"}, MaxEvals: 300})
