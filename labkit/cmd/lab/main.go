@@ -142,10 +142,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // flag is bad input, said once (the flag package would print it before the
 // whole usage, and run again after it).
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	out, usage := fs.Output(), fs.Usage
-	if usage == nil {
-		usage = func() { fmt.Fprintf(out, "usage of %s:\n", fs.Name()); fs.PrintDefaults() }
-	}
+	out, usage := fs.Output(), fs.Usage // newFlags' FlagSet always has a Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	defer func() { fs.SetOutput(out); fs.Usage = usage }()
