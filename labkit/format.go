@@ -123,6 +123,31 @@ func Quantity(x float64, unit string) string {
 	return Num(v) + " " + siPrefixes[p] + base
 }
 
+// rowUnit picks the unit for a row of values all in unit: unit itself,
+// unless Num would write one of them in scientific notation (below 0.001),
+// and then the smallest SI prefix down that lifts them all to 0.001 or more
+// ("ms" with 1.228e-4 among them -> "µs", factor 1000). One unit for the
+// whole row keeps its values comparable at a glance.
+func rowUnit(unit string, xs ...float64) (factor float64, shown string) {
+	scale, base, ok := splitSIUnit(unit)
+	small := math.Inf(1)
+	for _, x := range xs {
+		if a := math.Abs(x); a > 0 && !math.IsInf(a, 0) {
+			small = min(small, a)
+		}
+	}
+	if !ok || small >= 1e-3 {
+		return 1, unit
+	}
+	p := int(math.Round(math.Log10(scale) / 3))
+	factor = 1
+	for small*factor < 1e-3 && p > -3 {
+		p--
+		factor *= 1000
+	}
+	return factor, siPrefixes[p] + base
+}
+
 // splitSIUnit returns the factor to the base unit and the base of an SI unit
 // such as "ms" (0.001, "s"); ok is false for other units.
 func splitSIUnit(unit string) (scale float64, base string, ok bool) {

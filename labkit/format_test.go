@@ -56,6 +56,28 @@ func TestQuantity(t *testing.T) {
 	}
 }
 
+func TestRowUnit(t *testing.T) {
+	tests := []struct {
+		unit   string
+		xs     []float64
+		factor float64
+		shown  string
+	}{
+		{"ms", []float64{1.228e-4, 4.314, 0}, 1e3, "µs"},     // the smallest value picks the prefix
+		{"ms", []float64{5.273e-9, 2}, 1e6, "ns"},            // two steps
+		{"ms", []float64{0.0012, 3200, math.NaN()}, 1, "ms"}, // readable already
+		{"s", []float64{1e-15}, 1e9, "ns"},                   // nothing below n
+		{"%", []float64{1e-5}, 1, "%"},                       // not an SI unit
+		{"ops/s", []float64{1e-4}, 1, "ops/s"},
+	}
+	for _, tc := range tests {
+		f, u := rowUnit(tc.unit, tc.xs...)
+		if f != tc.factor || u != tc.shown {
+			t.Errorf("rowUnit(%q, %v) = %g, %q, want %g, %q", tc.unit, tc.xs, f, u, tc.factor, tc.shown)
+		}
+	}
+}
+
 func TestRelative(t *testing.T) {
 	tests := []struct {
 		x, ref float64

@@ -279,11 +279,20 @@ func SummaryTable(r *Result) Table {
 			lead = append(lead, Num(pt[a.Param]))
 		}
 		for _, m := range e.Metrics {
+			sums := make([]Summary, len(e.Variants))
+			var means []float64
+			for i, v := range e.Variants {
+				if sums[i] = r.Summary(v.Name, p, m.Name); sums[i].N > 0 {
+					means = append(means, sums[i].Mean)
+				}
+			}
+			f, unit := rowUnit(m.Unit, means...)
+			m.Unit = unit
 			row := append(slices.Clone(lead), metricLabel(m))
-			for _, v := range e.Variants {
+			for _, s := range sums {
 				cell := ""
-				if s := r.Summary(v.Name, p, m.Name); s.N > 0 {
-					cell = MeanCI(s)
+				if s.N > 0 {
+					cell = MeanCI(Summary{N: s.N, Mean: f * s.Mean, Half: f * s.Half})
 				}
 				row = append(row, cell)
 			}
@@ -338,18 +347,26 @@ func ClaimsTable(claims []Claim) Table {
 	t := Table{Title: title, Key: 1,
 		Header: []string{"metric", "unit", "article", "simulated (mean ± 95% CI)", "model vs article", "direction", "verdict"}}
 	for _, c := range claims {
+		var vals []float64
+		for _, s := range c.Sides {
+			vals = append(vals, s.Article)
+			if s.Sim.N > 0 {
+				vals = append(vals, s.Sim.Mean)
+			}
+		}
+		f, unit := rowUnit(c.Unit, vals...)
 		var art, sim, dev []string
 		for _, s := range c.Sides {
-			art = append(art, s.Variant+" "+Num(s.Article))
+			art = append(art, s.Variant+" "+Num(f*s.Article))
 			if s.Sim.N == 0 {
 				sim = append(sim, s.Variant+" failed")
 				dev = append(dev, s.Variant+" -")
 				continue
 			}
-			sim = append(sim, s.Variant+" "+MeanCI(s.Sim))
+			sim = append(sim, s.Variant+" "+MeanCI(Summary{N: s.Sim.N, Mean: f * s.Sim.Mean, Half: f * s.Sim.Half}))
 			dev = append(dev, s.Variant+" "+Relative(s.Sim.Mean, s.Article))
 		}
-		t.Rows = append(t.Rows, []string{c.Metric, c.Unit, strings.Join(art, " / "), strings.Join(sim, " / "), strings.Join(dev, " / "), c.Direction, c.Verdict})
+		t.Rows = append(t.Rows, []string{c.Metric, unit, strings.Join(art, " / "), strings.Join(sim, " / "), strings.Join(dev, " / "), c.Direction, c.Verdict})
 	}
 	return t
 }
