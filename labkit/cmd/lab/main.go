@@ -16,9 +16,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"synclab/labkit/catalog"
 	"synclab/platforms"
@@ -154,7 +156,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 				usage()
 				return pos, err
 			}
-			return nil, badInput("%v (%s -h lists its flags)", err, fs.Name())
+			return nil, badInput("%v (%s -h lists its flags)", flagValueError(fs, err), fs.Name())
 		}
 		if fs.NArg() == 0 {
 			return pos, nil
@@ -162,6 +164,38 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// flagParseError matches the flag package's errors for a value its type
+// cannot parse (Go 1.26): the value and the flag's name.
+var flagParseError = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-(\S+): parse error$`)
+
+// flagValueError says what a flag wants in place of the flag package's
+// bare "parse error" ("-repeats \"2.5\": want a whole number").
+func flagValueError(fs *flag.FlagSet, err error) error {
+	m := flagParseError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	val, name := m[1], m[2]
+	f := fs.Lookup(name)
+	if f == nil {
+		return err
+	}
+	want := "a valid value"
+	switch f.Value.(flag.Getter).Get().(type) {
+	case int, int64:
+		want = "a whole number"
+	case uint, uint64:
+		want = "a non-negative whole number"
+	case float64:
+		want = "a number"
+	case bool:
+		want = "true or false"
+	case time.Duration:
+		want = "a duration such as 90s or 1m30s"
+	}
+	return fmt.Errorf("-%s %q: want %s", name, val, want)
 }
 
 // multi is a repeatable string flag.

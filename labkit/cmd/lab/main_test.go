@@ -156,6 +156,8 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-variant", "c"}, `unknown variant "c"; known: a, b`},
 		{[]string{"run", "cli-fixture", "-shard", "4/2"}, "want i/n"},
 		{[]string{"run", "cli-fixture", "-bogus"}, "flag provided but not defined"},
+		{[]string{"run", "cli-fixture", "-repeats", "2.5"}, `-repeats "2.5": want a whole number`},
+		{[]string{"run", "cli-fixture", "-json=maybe"}, `-json "maybe": want true or false`},
 		{[]string{"platforms", "nowhere"}, "platforms: cli-bench"},
 		{[]string{"merge", filepath.Join(t.TempDir(), "missing.msgpack")}, "missing.msgpack"},
 		{[]string{"run", "lock-scaling", "-set", "cores=2.5"}, "parameter cores: value 2.5 is not a whole number"},
