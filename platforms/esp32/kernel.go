@@ -13,7 +13,8 @@ import (
 
 // FreeRTOS constants as IDF configures them.
 const (
-	// MaxPriorities is configMAX_PRIORITIES (esp-idf FreeRTOSConfig.h: 25).
+	// MaxPriorities is configMAX_PRIORITIES (esp-idf v5.1
+	// components/freertos/esp_additions/arch/xtensa/include/freertos/FreeRTOSConfig_arch.h: 25).
 	MaxPriorities = 25
 	// PortMaxDelay is portMAX_DELAY: block without timeout.
 	PortMaxDelay = ^uint32(0)

@@ -72,7 +72,7 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 	// spinlock_acquire reads lock->owner first (a plain l32i of the owner
 	// word, at the shared SRAM port like any access): its own core id means
 	// a nested acquire, anything else leads to the S32C1I attempts, even
-	// when the word shows the other core's id (CODE: esp-idf v5.x
+	// when the word shows the other core's id (CODE: esp-idf v5.1
 	// components/esp_hw_support/include/spinlock.h, spinlock_acquire:
 	// `if (lock->owner == core_id)` before the first esp_cpu_compare_and_set).
 	// Nothing is owed here: boundary ran it, and interrupt handlers leave
@@ -98,7 +98,7 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 		}
 		m.owner, m.count, m.since = c, 1, p.Now()
 		if k.cfg.Asserts {
-			// spinlock.h, on success: assert(lock->owner == core_owner_id).
+			// spinlock.h (v5.1), on success: assert(lock->owner == core_id).
 			k.load(p, m.Addr)
 		}
 	}
@@ -139,7 +139,7 @@ func (k *Kernel) release(p *sim.Proc, m *PortMux) bool {
 		return false
 	}
 	if k.cfg.Asserts {
-		// spinlock_release: assert(core_owner_id == lock->owner) first.
+		// spinlock_release: assert(core_id == lock->owner) first (v5.1).
 		k.load(p, m.Addr)
 	}
 	m.count--

@@ -64,7 +64,7 @@ func NewSoC(e *sim.Engine, cfg Config) (*SoC, error) {
 			// waiti: the core wakes within a few cycles of the interrupt (ASSUME, folded in irq_entry_cycles)
 			WakeCycles: 0, HitCycles: psramHitCycles,
 			// The level-1 dispatcher takes the highest-numbered pending
-			// interrupt first (CODE: esp-idf components/xtensa/xtensa_vectors.S,
+			// interrupt first (CODE: esp-idf v5.1 components/freertos/FreeRTOS-Kernel/portable/xtensa/xtensa_vectors.S,
 			// dispatch_c_isr: find_ms_setbit a3, a4, a3, 0).
 			HighLineFirst: true,
 		})
