@@ -133,9 +133,14 @@ func scalingParams() platforms.Params {
 			p.Value, p.Prov, p.Low, p.High = 1, platforms.CODE, 0, 0
 			p.Source = "lock-scaling's workload: every thread always busy (high contention)"
 		case "cs_us":
-			p.Value = 0.5
+			// The workload's own choice, not the spinlock-wait ranges: a
+			// section about the length of a few line transfers, so the
+			// hand-off dominates (high contention).
+			p.Value, p.Prov, p.Low, p.High = 0.5, platforms.CODE, 0, 0
+			p.Source = "lock-scaling's workload: a 0.5 us section, a few line transfers long, so lock hand-offs dominate"
 		case "outside_us":
-			p.Value = 1
+			p.Value, p.Prov, p.Low, p.High = 1, platforms.CODE, 0, 0
+			p.Source = "lock-scaling's workload: 1 us of work between sections, so every thread is back at the lock within a few hand-offs"
 		case "irq_mean_us":
 			p.Value = 0
 		case "duration_ms":
@@ -311,7 +316,7 @@ func WorkloadParams() platforms.Params {
 			Doc: "mean gap of the Poisson device interrupt whose handler takes the lock (0: none)", Min: 0, Max: 1e6, Low: 100, High: 10000},
 		{Key: "irq_cs_us", Value: 5, Unit: "us", Prov: platforms.ASSUME, Source: "not in the article",
 			Doc: "critical section in the interrupt handler", Min: 0, Max: 1000, Low: 1, High: 50},
-		{Key: "irq_cpu", Value: 0, Unit: "cpu", Prov: platforms.CODE, Source: "kernel/irq/manage.c: SPIs default to the boot CPU's affinity without irqbalance",
+		{Key: "irq_cpu", Value: 0, Unit: "cpu", Prov: platforms.CODE, Source: "drivers/irqchip/irq-gic-v3.c gic_set_affinity (v5.10): an SPI goes to the first online CPU of its affinity mask (cpumask_any_and), cpu0 without irqbalance",
 			Doc: "CPU the device interrupt is routed to", Integer: true, Min: 0, Max: 5},
 		{Key: "cores", Value: 6, Unit: "cores", Prov: platforms.ASSUME, Low: 2, High: 6,
 			Source: "the test ran on an RK3399 (2 x A72 + 4 x A53: " + ArticleARM + ", section 3), which does not say how many CPUs contended; all six assumed",

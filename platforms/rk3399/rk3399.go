@@ -21,7 +21,7 @@ const (
 	srcDTSI   = "arch/arm64/boot/dts/rockchip/rk3399.dtsi (v5.10)"
 	srcC2C    = "nviennot/core-to-core-latency (CAS ping-pong: RPi 4 A72 ~90 ns; LX2160A A72 in-cluster 60-67 ns, cross-cluster 240-273 ns)"
 	srcHZ     = "kernel/Kconfig.hz, arch/arm64/configs/defconfig (v5.10): HZ_250, NO_HZ_IDLE"
-	srcEvtStr = "drivers/clocksource/arm_arch_timer.c ARCH_TIMER_EVT_STREAM_PERIOD_US=100, rounded to a power of two of the 24 MHz counter (rk3399.dtsi timer clock-frequency)"
+	srcEvtStr = "include/clocksource/arm_arch_timer.h ARCH_TIMER_EVT_STREAM_PERIOD_US=100; drivers/clocksource/arm_arch_timer.c arch_timer_configure_evtstream (v5.10) rounds it to a power of two of ticks of the 24 MHz counter (TF-A plat/rockchip/rk3399/rk3399_def.h SYS_COUNTER_FREQ_IN_TICKS): 2048 ticks"
 )
 
 // A53OPPs and A72OPPs are the RK3399 operating points (MHz, mV).
@@ -39,7 +39,7 @@ func mhzChoices(opps []generic.OPP) []float64 {
 }
 
 // EventStreamPeriod is the architected timer's event-stream period on the
-// RK3399: the kernel asks for 100 us and arch_timer_evtstrm_enable picks the
+// RK3399: the kernel asks for 100 us and arch_timer_configure_evtstream picks the
 // counter bit whose toggle period is the nearest power of two of ticks of the
 // 24 MHz system counter: 2048 ticks = 85.33 us (DERIVED).
 const EventStreamPeriod = sim.Time(2048) * sim.Second / 24_000_000
@@ -61,13 +61,13 @@ func Params() platforms.Params {
 			Doc: "leakage of a powered A72, drawn also in WFE/WFI (clock-gated); cut in CPU_SLEEP", Min: 0, Max: 500, Low: 20, High: 200},
 		{Key: "spin_share", Value: 0.8, Unit: "", Prov: platforms.ASSUME, Source: "no source; a ldr/yield loop toggles fewer gates than general code",
 			Doc: "dynamic power of a busy-wait loop as a share of executing power", Min: 0, Max: 1, Low: 0.5, High: 1},
-		{Key: "same_cluster_ns", Value: 100, Unit: "ns", Prov: platforms.ASSUME, Source: srcC2C + "; one in-cluster figure for both clusters: the A72s' ~80 ns from those proxies, an A53 pair assumed slower (~100 ns)",
+		{Key: "same_cluster_ns", Value: 100, Unit: "ns", Prov: platforms.ASSUME, Source: srcC2C + "; one in-cluster figure for both clusters, 100 ns: above the A72 proxies' 60-90 ns, since an A53 pair is assumed slower",
 			Doc: "cache-line transfer between two cores of one cluster", Min: 1, Max: 1000, Low: 60, High: 120},
 		{Key: "cross_cluster_ns", Value: 250, Unit: "ns", Prov: platforms.ASSUME, Source: srcC2C + "; A72<->A53 over CCI-500",
 			Doc: "cache-line transfer between the A53 and A72 clusters (CCI-500)", Min: 1, Max: 2000, Low: 200, High: 300},
 		{Key: "dram_ns", Value: 120, Unit: "ns", Prov: platforms.ASSUME, Source: "no source; typical LPDDR3/4 load-to-use latency on A53/A72 SoCs",
 			Doc: "line fill from DRAM (first touch of a line)", Min: 1, Max: 1000, Low: 80, High: 200},
-		{Key: "hit_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Source: "Cortex-A53/A72 TRMs give 3-4 cycle L1 load-to-use",
+		{Key: "hit_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Source: "Cortex-A72 Software Optimization Guide (Arm UAN 0016A): integer loads, 4 cycles; no A53 figure published (3-6 assumed)",
 			Doc: "access that hits in the core's L1", Integer: true, Min: 1, Max: 50, Low: 3, High: 6},
 		{Key: "wake_cycles", Value: 30, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; WFE wake ~ the line transfer + 30 cycles, WFI exit <= 1 us",
 			Doc: "cycles from a wake-up event to the next instruction after WFE/WFI", Integer: true, Min: 0, Max: 2000, Low: 10, High: 1000},
