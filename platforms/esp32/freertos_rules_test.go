@@ -1,0 +1,174 @@
+package esp32
+
+import (
+	"slices"
+	"testing"
+)
+
+// A holder of two mutexes keeps the priority it inherited through one of
+// them when a waiter on the other times out: vTaskPriorityDisinheritAfterTimeout
+// lowers the holder only while it holds exactly one mutex
+// (uxMutexesHeld == 1), since the priority it has may come from a waiter on
+// another mutex it still holds. Lowering it anyway would let middle
+// priorities preempt the holder while w1 (priority 5) waits on it.
+func TestDisinheritAfterTimeoutKeepsPriorityWithOtherMutexHeld(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	a, _ := k.NewSemaphore("a", Mutex, 1, 1, 8)
+	b, _ := k.NewSemaphore("b", Mutex, 1, 1, 8)
+	var during, after, held int
+	var gotB bool
+	mustTask(t, k, "holder", 1, 0, func(tcb *TCB) {
+		tcb.SemaphoreTake(a, PortMaxDelay)
+		tcb.SemaphoreTake(b, PortMaxDelay)
+		tcb.Work(240_000 * 15) // 15 ms: both waiters have blocked (1 tick = 10 ms)
+		tcb.Now()
+		during = tcb.Priority
+		tcb.Work(240_000 * 40) // 40 ms more: w2's 2-tick timeout has passed
+		tcb.Now()
+		after, held = tcb.Priority, tcb.MutexesHeld
+		tcb.SemaphoreGive(b)
+		tcb.SemaphoreGive(a)
+	})
+	mustTask(t, k, "w1", 5, 1, func(tcb *TCB) {
+		tcb.Delay(1)
+		tcb.SemaphoreTake(a, PortMaxDelay)
+		tcb.SemaphoreGive(a)
+	})
+	mustTask(t, k, "w2", 3, 1, func(tcb *TCB) {
+		tcb.Delay(1)
+		gotB = tcb.SemaphoreTake(b, 2)
+	})
+	run(t, e, k)
+	if gotB {
+		t.Fatal("w2 got b although the holder kept it past w2's timeout")
+	}
+	if during != 5 || after != 5 || held != 2 {
+		t.Fatalf("holder's priority with w1 and w2 waiting: %d (want 5), after w2 timed out: %d holding %d mutexes (want 5 holding 2: w1 still waits on a)",
+			during, after, held)
+	}
+}
+
+// Waking a task of the same priority as the running one does not preempt
+// it: xTaskRemoveFromEventList asks for a yield only when the unblocked task
+// is strictly higher (CODE: espressif/esp-idf
+// components/freertos/FreeRTOS-Kernel/tasks.c, xTaskRemoveFromEventList
+// calls prvCheckForYield( pxUnblockedTCB, xCurCoreID, pdFALSE ), and
+// prvCheckForYieldUsingPrioritySMP yields the current core only if
+// `uxTaskPriority > pxCurrentTCB[ xCurCoreID ]->uxPriority` when
+// xYieldEqualPriority is pdFALSE). The giver keeps its core until the next
+// tick or its own block; the woken task waits in the ready list.
+func TestEqualPriorityWakeDoesNotPreempt(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	sem, _ := k.NewSemaphore("s", Binary, 1, 0, 8)
+	var giver, curAfter *TCB
+	var switches int
+	var tickBefore, tickAfter uint32
+	var order []string
+	// The waiter is first in the ready list: it runs first and blocks.
+	mustTask(t, k, "waiter", 5, 0, func(tcb *TCB) {
+		tcb.SemaphoreTake(sem, PortMaxDelay)
+		order = append(order, tcb.Name)
+	})
+	giver = mustTask(t, k, "giver", 5, 0, func(tcb *TCB) {
+		tickBefore, switches = tcb.TickCount(), k.Switches
+		tcb.SemaphoreGive(sem)
+		tcb.Now()
+		tickAfter, switches, curAfter = tcb.TickCount(), k.Switches-switches, k.Current(0)
+		order = append(order, tcb.Name)
+	})
+	run(t, e, k)
+	if tickAfter != tickBefore {
+		t.Fatalf("a tick (%d to %d) came between the give and the check: the test does not isolate the give", tickBefore, tickAfter)
+	}
+	if switches != 0 || curAfter != giver {
+		t.Fatalf("giving to an equal-priority waiter on the same core: %d context switches, core 0 runs %s; want 0, giver", switches, curAfter.Name)
+	}
+	if want := []string{"giver", "waiter"}; !slices.Equal(order, want) {
+		t.Fatalf("finished in order %v, want %v", order, want)
+	}
+}
+
+// A core that arrives at a spinlock while the other core holds it is
+// counted as contended, with the time it spun, whether or not IDF's asserts
+// re-read the owner word before the release. The holder's pending cycles
+// (its critical section's body) run before the releasing store, so the
+// model's owner mirror must say "held" throughout them.
+func TestSpinOnHeldLockCountsAsContended(t *testing.T) {
+	for _, asserts := range []float64{0, 1} {
+		e, k := newTestKernel(t, map[string]float64{KeyAsserts: asserts})
+		m := k.NewPortMux("m", 8)
+		const hold = 24_000 // 100 us at 240 MHz
+		mustTask(t, k, "holder", 5, 0, func(tcb *TCB) {
+			tcb.EnterCritical(m)
+			tcb.Work(hold)
+			tcb.ExitCritical(m)
+		})
+		mustTask(t, k, "spinner", 5, 1, func(tcb *TCB) {
+			tcb.Work(hold / 10) // the holder has the lock by now
+			tcb.EnterCritical(m)
+			tcb.ExitCritical(m)
+		})
+		run(t, e, k)
+		minSpin := k.SoC.Cores[1].Cycles(hold * 8 / 10)
+		if m.Acquires != 2 || m.Contended != 1 || m.SpinTime < minSpin {
+			t.Errorf("asserts %g: %d acquisitions, %d contended, %v spun; want 2, 1, >= %v",
+				asserts, m.Acquires, m.Contended, m.SpinTime, minSpin)
+		}
+	}
+}
+
+// esp_crosscore_isr clears the reason word once it has read it (crosscore_int.c:
+// `my_reason_val = *my_reason; *my_reason = 0;` under reason_spinlock), so a
+// yield request is handled once. When the woken task runs on core 1, the
+// crosscore interrupt that switched to it has left core 1's reason word at 0.
+func TestCrosscoreISRClearsReason(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	reason := func(c int) uint64 { return k.SoC.Mem.Peek(k.cpu[c].reasonAddr) }
+	var atWake uint64
+	var woke bool
+	waiter := mustTask(t, k, "waiter", 5, 1, func(tcb *TCB) {
+		tcb.NotifyTake(0, true, PortMaxDelay)
+		woke, atWake = true, reason(1)
+	})
+	mustTask(t, k, "giver", 5, 0, func(tcb *TCB) {
+		tcb.Delay(1)
+		tcb.NotifyGive(waiter, 0)
+	})
+	run(t, e, k)
+	if !woke {
+		t.Fatal("the waiter never woke")
+	}
+	if atWake != 0 {
+		t.Fatalf("core 1's crosscore reason word is %#x when the woken task runs, want 0 (cleared by the ISR)", atWake)
+	}
+	for c := range NumCores {
+		if r := reason(c); r != 0 {
+			t.Errorf("core %d's crosscore reason word is %#x at the end, want 0", c, r)
+		}
+	}
+}
+
+// Only core 0's tick handler runs xTaskIncrementTick; core 1's runs
+// xTaskIncrementTickOtherCores, which time-slices but leaves xTickCount
+// alone (CODE: espressif/esp-idf components/freertos/port_systick.c,
+// xPortSysTickHandler: "Multi-core IDF FreeRTOS requires that core 0 calls
+// xTaskIncrementTick(), core 1 calls xTaskIncrementTickOtherCores()"). So
+// the tick count goes on while core 1 has interrupts masked for 55 ms, one
+// per 10 ms tick.
+func TestTickCountAdvancesWhileCore1Masked(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	m := k.NewPortMux("m", 8)
+	var before, after uint32
+	mustTask(t, k, "masked", 5, 1, func(tcb *TCB) {
+		tcb.EnterCritical(m)
+		before = tcb.TickCount()
+		tcb.Work(240_000 * 55) // 55 ms at 240 MHz: ticks at 10, 20, 30, 40 and 50 ms
+		tcb.Now()
+		after = tcb.TickCount()
+		tcb.ExitCritical(m)
+	})
+	run(t, e, k)
+	if after-before != 5 {
+		t.Fatalf("tick count went from %d to %d during core 1's 55 ms critical section, want 5 ticks (core 0 counts them)", before, after)
+	}
+}
