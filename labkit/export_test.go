@@ -145,3 +145,16 @@ func ExampleResult_WriteCSV() {
 	// double,x2,1,2,0,0,4,
 	// double,x2,1,2,1,0,4.1,
 }
+
+// Float writes every value that is not a number JSON can carry as null.
+func TestFloatNullsWhatJSONCannotCarry(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{{1.5, "1.5"}, {0, "0"}, {math.NaN(), "null"}, {math.Inf(1), "null"}, {math.Inf(-1), "null"}} {
+		b, err := json.Marshal(Float(tc.x))
+		if err != nil || string(b) != tc.want {
+			t.Errorf("Float(%g) = %s, %v; want %s", tc.x, b, err, tc.want)
+		}
+	}
+}

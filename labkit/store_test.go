@@ -78,19 +78,27 @@ func TestStoreRejectsBadFiles(t *testing.T) {
 	flipped[len(flipped)-10] ^= 0xff
 	version := bytes.Clone(good)
 	version[8] = 99
+	// A changed metric value still decodes into a consistent result: only
+	// the checksum can tell.
+	metric := bytes.Clone(good)
+	if !flipFloat(metric, fixtureResult(t).Runs[0].Metrics) {
+		t.Fatal("no metric value found in the encoded result")
+	}
 	tests := []struct {
 		name string
 		data []byte
 		want error
+		says string // in the message, if set
 	}{
-		{"truncated payload", good[:len(good)-5], ErrTruncated},
-		{"truncated header", good[:15], ErrTruncated},
-		{"truncated magic", good[:3], ErrTruncated},
-		{"empty", nil, ErrTruncated},
-		{"corrupt", flipped, ErrCorrupt},
-		{"trailing garbage", append(bytes.Clone(good), 1, 2), ErrCorrupt},
-		{"foreign", []byte("article\texperiment\nnot a result\n"), ErrForeign},
-		{"version", version, ErrVersion},
+		{"truncated payload", good[:len(good)-5], ErrTruncated, ""},
+		{"truncated header", good[:15], ErrTruncated, ""},
+		{"truncated magic", good[:3], ErrTruncated, ""},
+		{"empty", nil, ErrTruncated, ""},
+		{"corrupt", flipped, ErrCorrupt, ""},
+		{"changed metric value", metric, ErrCorrupt, ""},
+		{"trailing garbage", append(bytes.Clone(good), 1, 2), ErrCorrupt, "2 trailing bytes"},
+		{"foreign", []byte("article\texperiment\nnot a result\n"), ErrForeign, ""},
+		{"version", version, ErrVersion, ""},
 	}
 	dir := t.TempDir()
 	for _, tc := range tests {
@@ -99,8 +107,8 @@ func TestStoreRejectsBadFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Load(path)
-		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), path) {
-			t.Errorf("%s: err %v, want %v naming %s", tc.name, err, tc.want, path)
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: err %v, want %v naming %s and saying %q", tc.name, err, tc.want, path, tc.says)
 		}
 	}
 	if _, err := Load(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
@@ -290,4 +298,17 @@ func TestMergeRejectsBadShards(t *testing.T) {
 	if m, err := Merge(parts...); err != nil || len(m.Runs) != 30 || !m.Complete || m.check(context.Background()) != nil {
 		t.Fatalf("Merge: %v", err)
 	}
+}
+
+// flipFloat flips the lowest bit of the first of ms's values found in b as
+// a MessagePack float64, and says whether it found one.
+func flipFloat(b []byte, ms map[string]float64) bool {
+	for _, v := range ms {
+		enc := binary.BigEndian.AppendUint64([]byte{0xcb}, math.Float64bits(v))
+		if i := bytes.Index(b, enc); i >= 0 {
+			b[i+len(enc)-1] ^= 1
+			return true
+		}
+	}
+	return false
 }
