@@ -57,6 +57,22 @@ package labkit
 //	ledger-within-one-sided  within(a, b, f) checks one side only                      labkit/ledger/judge.go:within                                 ledger TestVerdictsFollowTheNumbers
 //	cache-hides-failures     a cached result with failed runs returns no error          labkit/cache.go:RunExperiment                                 labkit TestFailedRunsAreJournaledCachedAndMerged
 //	journal-skips-failed     failed runs are not journaled (recomputed on resume)      labkit/runner.go:batch.run                                    labkit TestFailedRunsAreJournaledCachedAndMerged
+//	sim-wfe-power            WFE drawn at WFI's power                                  sim/core.go:Core.PowerMW                                      sim TestEnergyFromConfiguredPowers
+//	sim-residency-closed     Residency leaves out the state the core is in             sim/core.go:Core.Residency                                    sim TestResidencyMidRun
+//	sim-mask-lowers          Mask can lower the interrupt level                        sim/proc.go:Proc.Mask                                         sim TestMaskNeverLowersLevel
+//	sim-wfi-uncounted        a WFI woken by an interrupt is not counted                sim/proc.go:Proc.WFI                                          sim TestWFICountsInterruptWakeup
+//	sim-quiet-ticks          a deadlock with only ticks left is found a million late   sim/engine.go:Engine.run                                      sim TestDeadlockWithOnlyTicksLeft
+//	sim-idle-exit-free       leaving an idle state costs no exit latency               sim/proc.go:Proc.Idle                                         sim TestIdleExitLatency
+//	esp32-disinherit-two     disinherit after a timeout while holding two mutexes      platforms/esp32/queue.go:vTaskPriorityDisinheritAfterTimeout  esp32 TestDisinheritAfterTimeoutKeepsPriorityWithOtherMutexHeld
+//	esp32-equal-preempts     waking an equal-priority task preempts the running one    platforms/esp32/tasks.go:Kernel.makeReady                     esp32 TestEqualPriorityWakeDoesNotPreempt
+//	esp32-release-early      portMUX shown free before the holder's owed cycles ran    platforms/esp32/port.go:Kernel.release                        esp32 TestSpinOnHeldLockCountsAsContended
+//	esp32-reason-kept        the crosscore ISR leaves its reason word set              platforms/esp32/crosscore.go:Kernel.crosscoreISR              esp32 TestCrosscoreISRClearsReason
+//	esp32-tick-core1         core 1's tick counts the ticks                            platforms/esp32/tasks.go:Kernel.sysTickHandler                esp32 TestTickCountAdvancesWhileCore1Masked
+//	store-no-checksum        a result file is read without its checksum checked        labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
+//	store-trailing-quiet     trailing bytes are reported as a bare checksum mismatch   labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
+//	ledger-one-missing       a claim missing one of its means is judged on NaN         labkit/ledger/ledger.go:JudgeResults                          ledger TestOneFailedVariantIsNeverJudged
+//	ledger-pct-base          relative change taken against the new value, not the old  labkit/ledger/judge.go:pct                                     ledger TestVerdictsFollowTheNumbers
+//	json-minus-inf           -Inf written as a JSON number (an encoding error)         labkit/export.go:Float.MarshalJSON                            labkit TestFloatNullsWhatJSONCannotCarry
 
 import (
 	"bytes"
@@ -245,6 +261,70 @@ var mutants = []mutant{
 		new: `	if b.journal != nil && !r.Failed() {
 		b.journal.add(*r)`,
 		pkg: "./labkit", test: "TestFailedRunsAreJournaledCachedAndMerged"},
+	{name: "sim-wfe-power", file: "sim/core.go",
+		old: "case StateWFE:\n\t\treturn c.Cfg.WFEMW",
+		new: "case StateWFE:\n\t\treturn c.Cfg.WFIMW",
+		pkg: "./sim", test: "TestEnergyFromConfiguredPowers"},
+	{name: "sim-residency-closed", file: "sim/core.go",
+		old: "if s == c.state {\n\t\tr += c.e.now - c.since",
+		new: "if false {\n\t\tr += c.e.now - c.since",
+		pkg: "./sim", test: "TestResidencyMidRun"},
+	{name: "sim-mask-lowers", file: "sim/proc.go",
+		old: `c.level = max(c.level, level)`,
+		new: `c.level = level`,
+		pkg: "./sim", test: "TestMaskNeverLowersLevel"},
+	{name: "sim-wfi-uncounted", file: "sim/proc.go",
+		old: "p.waitFor(waitWFI)\n\t\tc.Wakeups[WakeInterrupt]++\n\t\tc.setState(c.runState())",
+		new: "p.waitFor(waitWFI)\n\t\tc.setState(c.runState())",
+		pkg: "./sim", test: "TestWFICountsInterruptWakeup"},
+	{name: "sim-quiet-ticks", file: "sim/engine.go",
+		old: `quiet > 1000 {`,
+		new: `quiet > 1000000 {`,
+		pkg: "./sim", test: "TestDeadlockWithOnlyTicksLeft"},
+	{name: "sim-idle-exit-free", file: "sim/proc.go",
+		old: `p.waitUntil(p.e.now+st.Exit, waitNone)`,
+		new: `p.waitUntil(p.e.now, waitNone)`,
+		pkg: "./sim", test: "TestIdleExitLatency"},
+	{name: "esp32-disinherit-two", file: "platforms/esp32/queue.go",
+		old: `h.Priority != prio && h.MutexesHeld == 1 {`,
+		new: `h.Priority != prio && h.MutexesHeld >= 1 {`,
+		pkg: "./platforms/esp32", test: "TestDisinheritAfterTimeoutKeepsPriorityWithOtherMutexHeld"},
+	{name: "esp32-equal-preempts", file: "platforms/esp32/tasks.go",
+		old: "c := coreID(p)\n\tif canRunOn(t, c) && t.Priority > k.cpu[c].cur.Priority {",
+		new: "c := coreID(p)\n\tif canRunOn(t, c) && t.Priority >= k.cpu[c].cur.Priority {",
+		pkg: "./platforms/esp32", test: "TestEqualPriorityWakeDoesNotPreempt"},
+	{name: "esp32-release-early", file: "platforms/esp32/port.go",
+		old: "k.flush(p)\n\t\tm.owner = -1",
+		new: "m.owner = -1",
+		pkg: "./platforms/esp32", test: "TestSpinOnHeldLockCountsAsContended"},
+	{name: "esp32-reason-kept", file: "platforms/esp32/crosscore.go",
+		old: `k.guardedStore(p, a, 0)`,
+		new: `k.guardedStore(p, a, r)`,
+		pkg: "./platforms/esp32", test: "TestCrosscoreISRClearsReason"},
+	{name: "esp32-tick-core1", file: "platforms/esp32/tasks.go",
+		old: "if c == 0 {\n\t\tk.tickCount++",
+		new: "if c == 1 {\n\t\tk.tickCount++",
+		pkg: "./platforms/esp32", test: "TestTickCountAdvancesWhileCore1Masked"},
+	{name: "store-no-checksum", file: "labkit/store.go",
+		old: `if !bytes.Equal(sum[:], b[20:headerLen]) {`,
+		new: `if false && !bytes.Equal(sum[:], b[20:headerLen]) {`,
+		pkg: "./labkit", test: "TestStoreRejectsBadFiles"},
+	{name: "store-trailing-quiet", file: "labkit/store.go",
+		old: `case uint64(len(payload)) > n:`,
+		new: `case false:`,
+		pkg: "./labkit", test: "TestStoreRejectsBadFiles"},
+	{name: "ledger-one-missing", file: "labkit/ledger/ledger.go",
+		old: `if len(rr.missing) > 0 {`,
+		new: `if len(rr.missing) > 1 {`,
+		pkg: "./labkit/ledger", test: "TestOneFailedVariantIsNeverJudged"},
+	{name: "ledger-pct-base", file: "labkit/ledger/judge.go",
+		old: `func pct(a, b float64) float64 { return 100 * (a - b) / b }`,
+		new: `func pct(a, b float64) float64 { return 100 * (a - b) / a }`,
+		pkg: "./labkit/ledger", test: "TestVerdictsFollowTheNumbers"},
+	{name: "json-minus-inf", file: "labkit/export.go",
+		old: `math.IsInf(float64(x), 0) {`,
+		new: `math.IsInf(float64(x), 1) {`,
+		pkg: "./labkit", test: "TestFloatNullsWhatJSONCannotCarry"},
 }
 
 // mutationRoot returns the repository root (the tests run in labkit/).
