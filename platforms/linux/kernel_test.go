@@ -2,6 +2,7 @@ package linux_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,5 +151,49 @@ func TestDeviceRunsItsHandlerOnItsCPU(t *testing.T) {
 		if on[i] != 1 || !inIRQ[i] {
 			t.Errorf("run %d: on cpu%d, in hardirq with interrupts masked %v; want cpu1, true", i, on[i], inIRQ[i])
 		}
+	}
+}
+
+// cpuidle enters the deepest state whose target residency fits before the
+// next timer event, not merely one that fits. With two states, a shallow
+// one (target residency 20 us) and a deep one (900 us), a NO_HZ_IDLE sleep
+// of d starting at 0 stays in one state from 0 to its hrtimer at d plus
+// the wake-up and that state's exit: 102 ms and 2 ms sleeps fit both states and take the
+// deep one, 500 us fits only the shallow one, 10 us neither (WFI).
+// Kills: the governor picking the shallowest fitting state, or the first
+// state regardless of its target residency.
+func TestCpuidlePicksDeepestFittingState(t *testing.T) {
+	shallow := sim.IdleState{Name: "retention", Entry: 2 * sim.Microsecond, Exit: 3 * sim.Microsecond, MinResidency: 20 * sim.Microsecond}
+	deep := sim.IdleState{Name: "cpu-sleep", Entry: 120 * sim.Microsecond, Exit: 250 * sim.Microsecond, MinResidency: 900 * sim.Microsecond, StopsTimer: true}
+	for _, tc := range []struct {
+		d     sim.Time
+		state int // -1: WFI
+	}{
+		{102 * sim.Millisecond, 1},
+		{2 * sim.Millisecond, 1},
+		{500 * sim.Microsecond, 0},
+		{10 * sim.Microsecond, -1},
+	} {
+		t.Run(tc.d.String(), func(t *testing.T) {
+			r := newRig(t, 1, 1, func(s *generic.SoC, _ *linux.Config) {
+				s.Idle = []sim.IdleState{shallow, deep}
+			})
+			r.e.Spawn(r.cores[0], "t", func(p *sim.Proc) { r.k.Sleep(p, tc.d) })
+			r.run(t)
+			c := r.cores[0]
+			got := []sim.Time{c.Residency(sim.StateWFI), c.Residency(sim.StateIdle0), c.Residency(sim.StateIdle0 + 1)}
+			want := make([]sim.Time, 3)
+			// The hrtimer's interrupt wakes the core (WakeCycles), then
+			// the state's exit runs.
+			switch end := tc.d + wakeCycles*cycle; tc.state {
+			case -1:
+				want[0] = end
+			default:
+				want[1+tc.state] = end + []sim.IdleState{shallow, deep}[tc.state].Exit
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("residency in WFI, %s, %s: %v; want %v", shallow.Name, deep.Name, got, want)
+			}
+		})
 	}
 }

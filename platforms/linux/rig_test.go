@@ -21,6 +21,7 @@ const (
 	irqEntry     = 300            // cycles
 	irqExit      = 200
 	wakeCycles   = 30
+	hitCycles    = 4
 	relaxCycles  = 20 // wait().RelaxCycles
 	tickWork     = 5 * sim.Microsecond
 	switchWork   = 3 * sim.Microsecond
@@ -32,7 +33,7 @@ const (
 func testSoC(t *testing.T, n int) generic.SoC {
 	t.Helper()
 	core := generic.Cluster{Name: "c", Core: "test", OPPs: []generic.OPP{{MHz: 1000, MilliVolt: 900}}, MHz: 1000,
-		DynCoeff: 100, StaticMW: 10, SpinShare: 0.8, IRQEntry: irqEntry, IRQExit: irqExit, WakeCycles: wakeCycles, HitCycles: 4}
+		DynCoeff: 100, StaticMW: 10, SpinShare: 0.8, IRQEntry: irqEntry, IRQExit: irqExit, WakeCycles: wakeCycles, HitCycles: hitCycles}
 	soc, err := generic.NCore("test", n, 4, core, generic.SoC{LineSize: 64,
 		SameCluster: sameCluster, OtherCluster: otherCluster, DRAM: dram, EventStream: eventStream})
 	if err != nil {
