@@ -68,6 +68,12 @@ package labkit
 //	esp32-release-early      portMUX shown free before the holder's owed cycles ran    platforms/esp32/port.go:Kernel.release                        esp32 TestSpinOnHeldLockCountsAsContended
 //	esp32-reason-kept        the crosscore ISR leaves its reason word set              platforms/esp32/crosscore.go:Kernel.crosscoreISR              esp32 TestCrosscoreISRClearsReason
 //	esp32-tick-core1         core 1's tick counts the ticks                            platforms/esp32/tasks.go:Kernel.sysTickHandler                esp32 TestTickCountAdvancesWhileCore1Masked
+//	linux-polls-plus-one     adaptive and tiered poll once more than spin_limit        platforms/linux/wait.go:Kernel.policy                         linux TestPollsBeforeWFE
+//	linux-tier-extra-wfe     the tiered policy sleeps in WFE once more than wfe_limit  platforms/linux/wait.go:Kernel.tier                           linux TestTieredWFEWakeupsBeforeSchedule
+//	linux-cmpwait-inverted   __cmpwait sleeps when the word has changed                platforms/linux/wait.go:Kernel.condLoad                       linux TestTieredWFEWakeupsBeforeSchedule
+//	linux-no-recheck         no re-check after queueing for schedule(): lost wake-up   platforms/linux/wait.go:Kernel.condLoad                       linux TestTieredRecheckAfterQueueing
+//	linux-redundant-sev-off  the redundant SEV is never sent                           platforms/linux/wait.go:Kernel.release                        linux TestRedundantSEVWakesEveryCore
+//	linux-idle-shallowest    cpuidle picks the shallowest fitting state                platforms/linux/kernel.go:Kernel.idle                         linux TestCpuidlePicksDeepestFittingState
 //	store-no-checksum        a result file is read without its checksum checked        labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
 //	store-trailing-quiet     trailing bytes are reported as a bare checksum mismatch   labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
 //	ledger-one-missing       a claim missing one of its means is judged on NaN         labkit/ledger/ledger.go:JudgeResults                          ledger TestOneFailedVariantIsNeverJudged
@@ -305,6 +311,30 @@ var mutants = []mutant{
 		old: "if c == 0 {\n\t\tk.tickCount++",
 		new: "if c == 1 {\n\t\tk.tickCount++",
 		pkg: "./platforms/esp32", test: "TestTickCountAdvancesWhileCore1Masked"},
+	{name: "linux-polls-plus-one", file: "platforms/linux/wait.go",
+		old: "sp.Polls = w.SpinLimit\n",
+		new: "sp.Polls = w.SpinLimit + 1\n",
+		pkg: "./platforms/linux", test: "TestPollsBeforeWFE"},
+	{name: "linux-tier-extra-wfe", file: "platforms/linux/wait.go",
+		old: `case iter < w.SpinLimit+w.WFELimit,`,
+		new: `case iter <= w.SpinLimit+w.WFELimit,`,
+		pkg: "./platforms/linux", test: "TestTieredWFEWakeupsBeforeSchedule"},
+	{name: "linux-cmpwait-inverted", file: "platforms/linux/wait.go",
+		old: `if k.ldxr(p, a) == v {`,
+		new: `if k.ldxr(p, a) != v {`,
+		pkg: "./platforms/linux", test: "TestTieredWFEWakeupsBeforeSchedule"},
+	{name: "linux-no-recheck", file: "platforms/linux/wait.go",
+		old: `if cond(k.load(p, a)) {`,
+		new: `if false && cond(k.load(p, a)) {`,
+		pkg: "./platforms/linux", test: "TestTieredRecheckAfterQueueing"},
+	{name: "linux-redundant-sev-off", file: "platforms/linux/wait.go",
+		old: `if w.RedundantSEV {`,
+		new: `if false && w.RedundantSEV {`,
+		pkg: "./platforms/linux", test: "TestRedundantSEVWakesEveryCore"},
+	{name: "linux-idle-shallowest", file: "platforms/linux/kernel.go",
+		old: "state = i\n",
+		new: "if state < 0 {\n\t\t\t\t\tstate = i\n\t\t\t\t}\n",
+		pkg: "./platforms/linux", test: "TestCpuidlePicksDeepestFittingState"},
 	{name: "store-no-checksum", file: "labkit/store.go",
 		old: `if !bytes.Equal(sum[:], b[20:headerLen]) {`,
 		new: `if false && !bytes.Equal(sum[:], b[20:headerLen]) {`,
