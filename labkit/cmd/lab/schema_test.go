@@ -116,10 +116,15 @@ func TestJSONAndCSVOfEveryExperiment(t *testing.T) {
 		}
 		// The summary table: a row per point and metric (the swept values,
 		// then "metric (unit)"), a column per variant.
+		// A row whose values would need scientific notation is shown in a
+		// smaller SI unit: "avg_lock_wait_ms (µs)"; rows are keyed by the
+		// metric's name, and the unit shown gives the factor.
 		table := labkit.SummaryTable(res)
 		rows := map[string][]string{}
 		for _, row := range table.Rows {
-			rows[strings.Join(row[:len(e.Sweep)+1], "/")] = row
+			key := slices.Clone(row[:len(e.Sweep)+1])
+			key[len(e.Sweep)], _, _ = strings.Cut(key[len(e.Sweep)], " (")
+			rows[strings.Join(key, "/")] = row
 		}
 		csvMeans := csvSummaries(t, e, csvFile)
 		for _, c := range doc.Cells {
@@ -130,21 +135,24 @@ func TestJSONAndCSVOfEveryExperiment(t *testing.T) {
 			col := len(e.Sweep) + 1 + slices.Index(e.VariantNames(), c.Variant)
 			for _, m := range e.Metrics {
 				mean, ci := float64(c.Metrics[m.Name]), float64(c.CI95[m.Name])
-				label := m.Name
-				if m.Unit != "" {
-					label += " (" + m.Unit + ")"
-				}
-				row, ok := rows[strings.Join(append(slices.Clone(lead), label), "/")]
+				row, ok := rows[strings.Join(append(slices.Clone(lead), m.Name), "/")]
 				if !ok {
-					t.Fatalf("%s: no table row for %v %s", e.Name, lead, label)
+					t.Fatalf("%s: no table row for %v %s", e.Name, lead, m.Name)
+				}
+				f := 1.0
+				if m.Unit != "" {
+					shown := strings.TrimSuffix(strings.TrimPrefix(row[len(e.Sweep)], m.Name+" ("), ")")
+					if f = unitFactor(m.Unit, shown); f == 0 {
+						t.Fatalf("%s: row %q shows %s in %q", e.Name, row[len(e.Sweep)], m.Unit, shown)
+					}
 				}
 				want := ""
 				if c.N > 0 {
 					half := math.NaN()
 					if c.N > 1 {
-						half = ci
+						half = f * ci
 					}
-					want = labkit.MeanCI(labkit.Summary{Mean: mean, Half: half})
+					want = labkit.MeanCI(labkit.Summary{Mean: f * mean, Half: half})
 				}
 				if got := row[col]; got != want {
 					t.Errorf("%s: cell %s/%d %s = %s, the table says %s", e.Name, c.Variant, c.Point, m.Name, want, got)
@@ -193,4 +201,24 @@ func csvSummaries(t *testing.T, e platforms.Experiment, path string) map[string]
 		}
 	}
 	return out
+}
+
+// unitFactor is what a value in unit from is multiplied by to be written in
+// unit to: 1 when they are the same, 1000 from "ms" to "µs"; 0 when to is
+// not from with another SI prefix.
+func unitFactor(from, to string) float64 {
+	if from == to {
+		return 1
+	}
+	prefix := map[string]int{"n": -9, "u": -6, "µ": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9} // powers of ten
+	for _, base := range []string{"s", "W", "J", "Hz", "B"} {
+		pf, ok1 := strings.CutSuffix(from, base)
+		pt, ok2 := strings.CutSuffix(to, base)
+		a, ok3 := prefix[pf]
+		b, ok4 := prefix[pt]
+		if ok1 && ok2 && ok3 && ok4 {
+			return math.Pow10(a - b)
+		}
+	}
+	return 0
 }
