@@ -151,8 +151,11 @@ type Core struct {
 	monReg  *region
 
 	// Spinning: what a spinner polls and how (see Proc.spin), its poll
-	// phase and period, and the port occupancy of one poll.
+	// phase and period, and the port occupancy of one poll. spinDelayed is
+	// the start of the poll that other accesses last pushed back, spinDue
+	// when that poll was due (both spinPhase when none was).
 	spinPhase, spinPeriod, spinOcc Time
+	spinDelayed, spinDue           Time
 	sp                             spinState
 	// cw is the CondWait whose steps the core's wake events run while
 	// cwOn.
@@ -386,6 +389,8 @@ func (c *Core) snapshot(s *Snapshot) {
 	}
 	if c.wait == waitSpin {
 		s.Time(&c.spinPhase)
+		s.Time(&c.spinDelayed)
+		s.Time(&c.spinDue)
 		s.Key(uint64(c.spinPeriod))
 		s.Key(uint64(c.spinOcc))
 		c.sp.snapshot(s)

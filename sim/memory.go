@@ -231,9 +231,11 @@ func (m *Memory) distance(c *Core, mask uint64, r *region, far bool) Time {
 
 // grant returns when an uncached access of length occ by core c, requested
 // at t, starts: first come, first served, like the explicit loop of the
-// spinning cores would be. A poll of a spinning core in flight at t is
-// waited for; a poll that would start while this access holds the port is
-// delayed behind it, and with it every later poll of that spinner.
+// spinning cores would be. A poll of a spinning core due by t is served
+// first (waited for if in flight); a poll due after t waits, even when the
+// port is busy past its time, and so does one that would start while this
+// access holds the port: it is delayed behind it, and with it every later
+// poll of that spinner.
 func (m *Memory) grant(c *Core, t, occ Time) Time {
 	s := max(t, m.busy)
 	for q := m.pollers &^ (1 << c.ID); q != 0; q &= q - 1 {
@@ -241,10 +243,18 @@ func (m *Memory) grant(c *Core, t, occ Time) Time {
 		next := o.spinPhase
 		if s >= o.spinPhase {
 			w := o.spinPhase + (s-o.spinPhase)/o.spinPeriod*o.spinPeriod
-			if s < w+o.spinOcc {
-				s = w + o.spinOcc
+			due := w
+			if w == o.spinDelayed {
+				due = o.spinDue
 			}
-			next = w + o.spinPeriod
+			if due > t {
+				next = w // asked for after this access: it goes second
+			} else {
+				if s < w+o.spinOcc {
+					s = w + o.spinOcc
+				}
+				next = w + o.spinPeriod
+			}
 		}
 		if d := s + occ - next; d > 0 {
 			o.delayPolls(next, d)

@@ -109,6 +109,7 @@ func (p *Proc) spin(st spinState, loop int64, try func() (uint64, bool)) uint64 
 // completed at done: polls repeat every (poll duration + loop body).
 func (c *Core) arm(ln *line, r *region, issued, done Time) {
 	c.spinPhase, c.spinPeriod = issued, max(done-issued+c.sp.loop, 1)
+	c.spinDelayed, c.spinDue = issued, issued
 	ln.spinners |= 1 << c.ID
 	if r.Uncached {
 		c.spinOcc = r.Occupancy
@@ -153,9 +154,16 @@ func (c *Core) nextPoll(t Time) Time {
 	return c.spinPhase + k*c.spinPeriod
 }
 
-// delayPolls moves c's polls from the one due at next on by d.
+// delayPolls moves c's polls from the one starting at next on by d; that
+// poll keeps the time it was due, which decides its place among later
+// requests for the port (Memory.grant).
 func (c *Core) delayPolls(next, d Time) {
+	due := next
+	if next == c.spinDelayed {
+		due = c.spinDue
+	}
 	c.spinPhase += d
+	c.spinDelayed, c.spinDue = next+d, due
 	if c.resumeEv.Pending() && c.cause == WakeLine && c.pendingAt >= next {
 		c.pendingAt += d
 		c.e.At(c.pendingAt, c.resumeEv)
