@@ -184,3 +184,57 @@ func TestCloneIsDeep(t *testing.T) {
 		t.Fatalf("Clone of no sweep: %#v, want nil", f.Clone().Sweep)
 	}
 }
+
+// Validate rejects each inconsistent definition with an error naming what
+// is wrong, and accepts the fixture: every rule of its contract, one broken
+// at a time. A definition with zero repeats would run nothing and report
+// empty results; a sweep value given twice would show two points under one
+// label in every table.
+func TestValidateRejectsEachInconsistency(t *testing.T) {
+	if err := fixture().Validate(); err != nil {
+		t.Fatalf("the fixture: %v", err)
+	}
+	if err := sweptFixture(t).Validate(); err != nil {
+		t.Fatalf("the swept fixture: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(e *Experiment)
+		want  []string
+	}{
+		{"no name", func(e *Experiment) { e.Name = "" }, []string{"without a name"}},
+		{"no variant", func(e *Experiment) { e.Variants = nil }, []string{"fixture-queue", "at least one variant"}},
+		{"no metric", func(e *Experiment) { e.Metrics = nil }, []string{"fixture-queue", "one metric"}},
+		{"zero repeats", func(e *Experiment) { e.Repeats = 0 }, []string{"fixture-queue", "repeats 0", "at least 1"}},
+		{"variant twice", func(e *Experiment) { e.Variants[1].Name = "fast" }, []string{"variant name \"fast\""}},
+		{"metric twice", func(e *Experiment) { e.Metrics[1].Name = "time_ms" }, []string{"metric name \"time_ms\""}},
+		{"parameter twice", func(e *Experiment) { e.Params[1].Key = "work" }, []string{"parameter name \"work\""}},
+		{"default out of range", func(e *Experiment) { e.Params[0].Value = 0 }, []string{"default", "work", "out of range"}},
+		{"sweep unknown", func(e *Experiment) { e.Sweep = []Axis{{Param: "nosuch", Values: []float64{1}}} }, []string{"nosuch", "known: hz, noise, slowdown, work"}},
+		{"sweep empty", func(e *Experiment) { e.Sweep = []Axis{{Param: "work"}} }, []string{"sweep axis work", "empty"}},
+		{"sweep twice", func(e *Experiment) {
+			e.Sweep = []Axis{{Param: "work", Values: []float64{1}}, {Param: "work", Values: []float64{2}}}
+		}, []string{"sweep axis work", "repeated"}},
+		{"sweep value refused", func(e *Experiment) { e.Sweep = []Axis{{Param: "hz", Values: []float64{100, 333}}} }, []string{"sweep", "hz", "333"}},
+		{"sweep value twice", func(e *Experiment) { e.Sweep = []Axis{{Param: "work", Values: []float64{50, 100, 50}}} }, []string{"sweep of work", "value 50 given twice"}},
+	} {
+		e := fixture()
+		tc.spoil(&e)
+		err := e.Validate()
+		if err == nil || !containsAll(err.Error(), tc.want...) {
+			t.Errorf("%s: Validate() = %v, want an error mentioning %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// WithVariants keeps the experiment's order and refuses a variant named
+// twice (it would run the variant twice under one name), naming it.
+func TestWithVariantsOrderAndRepeat(t *testing.T) {
+	e, err := fixture().WithVariants("slow", "fast")
+	if err != nil || len(e.Variants) != 2 || e.Variants[0].Name != "fast" || e.Variants[1].Name != "slow" {
+		t.Fatalf("WithVariants(slow, fast) = %v, %v; want fast, slow in the experiment's order", e.VariantNames(), err)
+	}
+	if _, err := fixture().WithVariants("fast", "slow", "fast"); err == nil || !containsAll(err.Error(), "fixture-queue", "variant fast named twice") {
+		t.Errorf("WithVariants(fast, slow, fast): err %v, want one naming fast twice", err)
+	}
+}

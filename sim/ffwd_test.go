@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -123,6 +125,214 @@ func TestFastForwardExact(t *testing.T) {
 				t.Fatalf("nothing skipped (%+v): the test would prove nothing", st)
 			}
 			t.Logf("%+v of %v", st, slow.Now)
+		})
+	}
+}
+
+// ffLimitOutcome is what a doorbell run exposes: how it ended and the state
+// fast-forward must have reproduced.
+type ffLimitOutcome struct {
+	Err      string
+	Now      sim.Time
+	Events   uint64
+	Progress uint64 // the sender's last loop index, stored in memory
+	Taken    int
+	Latency  sim.Histogram
+	Resid    []sim.Time
+}
+
+// ffDoorbell runs a core ringing a doorbell interrupt on its neighbour
+// (n iterations of store, ring, 200 cycles at 240 MHz), with the engine's
+// limits set by limit, and reports what the run exposes. bells > 1 rings
+// through a ring of that many reusable doorbell events, each due far
+// after the loop has gone round again, so that events pending at a loop
+// head reach several periods ahead.
+func ffDoorbell(t *testing.T, fast bool, n, bells int, ring sim.Time, limit func(*sim.Engine)) (ffLimitOutcome, sim.FastForwardStats) {
+	t.Helper()
+	e := sim.NewEngine(1)
+	for i := 0; i < 2; i++ {
+		if _, err := e.AddCore(sim.CoreConfig{Name: "lx6", Hz: 240_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 40, IRQExit: 30}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := e.NewMemory(sim.Coherence{LineSize: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddRegion(sim.Region{Name: "sram", Base: 0x1000, Size: 64, Uncached: true, Latency: 25 * sim.Nanosecond, Occupancy: 10 * sim.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	const mailbox = sim.Addr(0x1000)
+	cores := e.Cores()
+	cores[1].SetHandler(func(p *sim.Proc, irq sim.IRQ) { p.Compute(20) })
+	var bell []*sim.Event
+	for range bells {
+		bell = append(bell, sim.NewEvent(func() { cores[1].Raise(2) }, false))
+	}
+	cores[1].Start(e.NewProc("idle", true, func(p *sim.Proc) {
+		for range p.Loop(-1) {
+			p.WFI()
+		}
+	}))
+	e.Spawn(cores[0], "sender", func(p *sim.Proc) {
+		for i := range p.Loop(n) {
+			p.Store(mailbox, uint64(i))
+			e.After(ring, bell[i%bells])
+			p.Compute(200)
+		}
+	})
+	if fast {
+		e.EnableFastForward()
+	}
+	limit(e)
+	var o ffLimitOutcome
+	if err := e.Run(context.Background()); err != nil {
+		var re *sim.RunawayError
+		if !errors.As(err, &re) {
+			t.Fatal(err)
+		}
+		o.Err = fmt.Sprintf("runaway at %v after %d events", re.At, re.Events)
+	}
+	o.Now, o.Events, o.Progress = e.Now(), e.Events(), m.Peek(mailbox)
+	o.Taken, o.Latency = cores[1].IRQsTaken, *cores[1].IRQLatency(2)
+	for _, c := range cores {
+		for s := range c.States() {
+			o.Resid = append(o.Resid, c.Residency(sim.State(s)))
+		}
+	}
+	return o, e.FastForward()
+}
+
+// TestFastForwardHonoursLimits: a fast-forwarded run stops where the
+// detailed run stops, at the time limit (Until) and at the event budget
+// (MaxEvents, a RunawayError at the same time and count), with the same
+// state, having skipped most of the way there; with doorbells pending
+// several periods ahead, a jump stops before a timer that does not move
+// with the period as the detailed run does. Nothing else bounds these
+// runs' jumps (no tick, a loop far longer than the run), so a jump that
+// ignored a limit would overshoot it by most of the loop.
+func TestFastForwardHonoursLimits(t *testing.T) {
+	const n = 200_000 // ~167 ms of iterations; every run below ends long before
+	for _, tc := range []struct {
+		name  string
+		bells int
+		ring  sim.Time
+		limit func(*sim.Engine)
+		err   bool
+	}{
+		{"until", 1, 100 * sim.Nanosecond, func(e *sim.Engine) { e.Until = 3*sim.Millisecond + 417 }, false},
+		{"max-events", 1, 100 * sim.Nanosecond, func(e *sim.Engine) { e.MaxEvents = 20_011 }, true},
+		{"until-far-bells", 4, 2900 * sim.Nanosecond, func(e *sim.Engine) { e.Until = 5*sim.Millisecond + 3 }, false},
+		{"timer-far-bells", 4, 2900 * sim.Nanosecond, func(e *sim.Engine) {
+			e.Until = 9 * sim.Millisecond
+			e.Cores()[0].NewTimer(3).OneShot(4*sim.Millisecond + 1234)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow, _ := ffDoorbell(t, false, n, tc.bells, tc.ring, tc.limit)
+			fast, st := ffDoorbell(t, true, n, tc.bells, tc.ring, tc.limit)
+			if (slow.Err != "") != tc.err || slow.Progress >= n-1 {
+				t.Fatalf("detailed run: error %q, progress %d: want the limit to end it", slow.Err, slow.Progress)
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("fast-forwarded run differs:\nfast %+v\nslow %+v", fast, slow)
+			}
+			if st.Time < slow.Now/2 {
+				t.Fatalf("skipped %v of %v (%+v): the test would prove little", st.Time, slow.Now, st)
+			}
+		})
+	}
+}
+
+// ffPair runs two cores for about 2 ms of 1 us periods and reports the run
+// and what fast-forward skipped: core 0 runs body0, core 1 a Loop of
+// 1000-cycle Computes.
+func ffPair(t *testing.T, fast bool, body0 func(e *sim.Engine, m *sim.Memory, p *sim.Proc)) (ffPairOutcome, sim.FastForwardStats) {
+	t.Helper()
+	e := sim.NewEngine(1)
+	for i := 0; i < 2; i++ {
+		if _, err := e.AddCore(sim.CoreConfig{Name: "c", Hz: 1_000_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 10, IRQExit: 10}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := e.NewMemory(sim.Coherence{LineSize: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddRegion(sim.Region{Name: "sram", Base: 0x1000, Size: 64, Uncached: true, Latency: 5 * sim.Nanosecond, Occupancy: 2 * sim.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	cores := e.Cores()
+	cores[0].SetHandler(func(p *sim.Proc, irq sim.IRQ) { p.Compute(7) })
+	e.Spawn(cores[0], "body", func(p *sim.Proc) { body0(e, m, p) })
+	e.Spawn(cores[1], "looper", func(p *sim.Proc) {
+		for range p.Loop(2000) {
+			p.Compute(1000)
+		}
+	})
+	if fast {
+		e.EnableFastForward()
+	}
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o := ffPairOutcome{Now: e.Now(), Events: e.Events(), Word: m.Peek(0x1000), Latency: *cores[0].IRQLatency(2)}
+	return o, e.FastForward()
+}
+
+// ffPairOutcome is what an ffPair run exposes.
+type ffPairOutcome struct {
+	Now     sim.Time
+	Events  uint64
+	Word    uint64
+	Latency sim.Histogram
+}
+
+// TestFastForwardRefusesWhatItCannotSee: two workloads that look periodic
+// to every recorded number but are not, so fast-forward must not skip
+// (and the fast run must equal the detailed one):
+//   - a process that runs in every period without a loop head, counting
+//     in a Go local the snapshot cannot see (in step with the other core's
+//     loop, so only the rule that a process which ran must have passed a
+//     loop head stops the match; a skip would leave it all its iterations
+//     still to run);
+//   - a process whose interrupt latency grows by one cycle per period,
+//     so its latency histogram gains one value per period, but never the
+//     same one (only the check that each period adds the same values stops
+//     the match).
+func TestFastForwardRefusesWhatItCannotSee(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func(e *sim.Engine, m *sim.Memory, p *sim.Proc)
+	}{
+		{"no-loop-head", func(e *sim.Engine, m *sim.Memory, p *sim.Proc) {
+			for i := 0; i < 2000; i++ { // a plain Go loop: i is invisible
+				p.Compute(1000)
+			}
+			p.Store(0x1000, 1)
+		}},
+		{"latency-drifts", func(e *sim.Engine, m *sim.Memory, p *sim.Proc) {
+			for i := range p.Loop(2000) {
+				prev := p.Mask(1)
+				p.Core().Raise(2)
+				p.Compute(int64(i % 900)) // masked: the interrupt waits i cycles
+				p.Restore(prev)
+				p.Compute(1000 - int64(i%900))
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow, _ := ffPair(t, false, tc.body)
+			fast, st := ffPair(t, true, tc.body)
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("fast-forwarded run differs:\nfast %+v\nslow %+v", fast, slow)
+			}
+			if st.Skips != 0 {
+				t.Fatalf("skipped %+v of a run that is not periodic", st)
+			}
+			if st.Snapshots == 0 {
+				t.Fatal("no state taken: the test would prove nothing")
+			}
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,48 @@ func TestTraceWindow(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.from.String()+"-"+c.to.String()) || !strings.Contains(err.Error(), "recorded 0ns-10us") {
 			t.Errorf("window %v-%v: error %v, want one naming it and the recorded window", c.from, c.to, err)
 		}
+	}
+}
+
+// Trace.Add keeps a span exactly when it overlaps the half-open window
+// [From, To), clipped to it: a span ending at From or starting at To
+// touches the window without overlapping it and would draw as a
+// zero-length sliver at its edge. Max bounds the spans kept, exactly.
+func TestTraceAddClipsToTheHalfOpenWindow(t *testing.T) {
+	const from, to = 100, 200
+	for _, tc := range []struct {
+		name       string
+		start, end Time
+		keep       bool
+		want       Span // when kept
+	}{
+		{"before", 10, 50, false, Span{}},
+		{"ends at From", 50, from, false, Span{}},
+		{"ends just after From", 50, from + 1, true, Span{Start: from, End: from + 1}},
+		{"inside", 120, 150, true, Span{Start: 120, End: 150}},
+		{"across both ends", 0, 300, true, Span{Start: from, End: to}},
+		{"starts just before To", to - 1, 250, true, Span{Start: to - 1, End: to}},
+		{"starts at To", to, 250, false, Span{}},
+		{"after", 250, 300, false, Span{}},
+	} {
+		tr := NewTrace(from, to, 10)
+		tr.Add(Span{Core: 1, Lane: "state", Label: "exec", Start: tc.start, End: tc.end})
+		if !tc.keep {
+			if len(tr.Spans) != 0 {
+				t.Errorf("%s: [%d, %d) kept as %+v, want it dropped", tc.name, tc.start, tc.end, tr.Spans)
+			}
+			continue
+		}
+		tc.want.Core, tc.want.Lane, tc.want.Label = 1, "state", "exec"
+		if len(tr.Spans) != 1 || tr.Spans[0] != tc.want {
+			t.Errorf("%s: [%d, %d) recorded as %+v, want %+v", tc.name, tc.start, tc.end, tr.Spans, tc.want)
+		}
+	}
+	tr := NewTrace(0, 1000, 3)
+	for i := range Time(5) {
+		tr.Add(Span{Lane: "task", Label: "t", Start: 10 * i, End: 10*i + 5})
+	}
+	if starts := []Time{tr.Spans[0].Start, tr.Spans[len(tr.Spans)-1].Start}; len(tr.Spans) != 3 || !slices.Equal(starts, []Time{0, 20}) {
+		t.Errorf("Max 3: kept %+v, want the first three spans", tr.Spans)
 	}
 }

@@ -182,3 +182,19 @@ func TestExperimentsRejectUnknownVariants(t *testing.T) {
 		}
 	}
 }
+
+// Of interrupts tied for the worst latency, the first one's blame split is
+// reported: one interrupt's split, the earliest (a periodic run repeats its
+// worst latency, and another tied interrupt may split it otherwise).
+func TestWorstIRQSplitIsTheFirstOfTies(t *testing.T) {
+	r := CSResult{IRQLatencyUS: []float64{4, 9, 2, 9}}
+	for _, c := range BlameCauses {
+		r.IRQBlameUS[c] = []float64{1, 100 + float64(c), 2, 200 + float64(c)}
+	}
+	m := csRunResult(r).Metrics
+	for _, c := range BlameCauses {
+		if k := "worst_irq_" + c.String() + "_us"; m[k] != 100+float64(c) {
+			t.Errorf("%s = %g, want %g (interrupt 1, the first of the two at 9 us)", k, m[k], 100+float64(c))
+		}
+	}
+}

@@ -2,6 +2,8 @@ package esp32
 
 import (
 	"slices"
+	"strings"
+	"synclab/sim"
 	"testing"
 )
 
@@ -170,5 +172,111 @@ func TestTickCountAdvancesWhileCore1Masked(t *testing.T) {
 	run(t, e, k)
 	if after-before != 5 {
 		t.Fatalf("tick count went from %d to %d during core 1's 55 ms critical section, want 5 ticks (core 0 counts them)", before, after)
+	}
+}
+
+// ulNotifiedValue is a uint32_t: eIncrement on 0xFFFFFFFF wraps it to 0
+// (tasks.c: ( pxTCB->ulNotifiedValue[ uxIndexToNotify ] )++), so a
+// ulTaskNotifyTake after the wrap finds no count: it blocks its full
+// timeout and returns 0, and the value stays 0. (The value read back
+// through NotifyValue is truncated to 32 bits either way; the take is what
+// shows a count carried into bit 32.)
+func TestNotifyIncrementWrapsToAnEmptyCount(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	var got, before, after uint32
+	target := mustTask(t, k, "target", 5, 1, func(tcb *TCB) {
+		tcb.Delay(3)
+		before = tcb.TickCount()
+		got = tcb.NotifyTake(0, false, 3)
+		after = tcb.TickCount()
+	})
+	k.SoC.Mem.Poke(target.valueAddr(0), 0xFFFFFFFF)
+	mustTask(t, k, "giver", 5, 0, func(tcb *TCB) {
+		tcb.Delay(1)
+		tcb.NotifyGive(target, 0)
+	})
+	run(t, e, k)
+	if got != 0 || after-before != 3 || target.NotifyValue(0) != 0 {
+		t.Errorf("take after the wrap returned %d after %d ticks, value %#x; want 0 after its 3-tick timeout, value 0",
+			got, after-before, target.NotifyValue(0))
+	}
+}
+
+// A give to a full semaphore fails and leaves the count at its maximum
+// (queue.c: uxMessagesWaiting < uxLength, else errQUEUE_FULL), from a task
+// (xSemaphoreGive) and from an ISR (xSemaphoreGiveFromISR): a binary
+// semaphore given twice holds one, a counting semaphore of 3 starting at 2
+// takes one more give, not two.
+func TestGiveToAFullSemaphoreFails(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		kind         SemKind
+		max, initial uint64
+		fromISR      bool
+		want         []bool // each give's result
+		wantCount    uint64
+	}{
+		{"binary", Binary, 1, 0, false, []bool{true, false}, 1},
+		{"counting", Counting, 3, 2, false, []bool{true, false}, 3},
+		{"binary from ISR", Binary, 1, 0, true, []bool{true, false}, 1},
+		{"counting from ISR", Counting, 3, 2, true, []bool{true, false}, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			s, err := k.NewSemaphore("s", c.kind, c.max, c.initial, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []bool
+			if c.fromISR {
+				if err := k.startPeripheral(1000, 50); err != nil {
+					t.Fatal(err)
+				}
+				k.OnPeripheral = func(p *sim.Proc) {
+					if len(got) < len(c.want) {
+						ok, _ := k.SemaphoreGiveFromISR(p, s)
+						got = append(got, ok)
+					}
+				}
+				mustTask(t, k, "busy", 5, 0, func(tcb *TCB) { tcb.Delay(5) })
+			} else {
+				mustTask(t, k, "giver", 5, 0, func(tcb *TCB) {
+					for range c.want {
+						got = append(got, tcb.SemaphoreGive(s))
+					}
+				})
+			}
+			run(t, e, k)
+			if !slices.Equal(got, c.want) || s.Count() != c.wantCount {
+				t.Errorf("gives returned %v, count %d; want %v, count %d", got, s.Count(), c.want, c.wantCount)
+			}
+		})
+	}
+}
+
+// xSemaphoreCreateCounting(max, initial) accepts initial == max (a full
+// semaphore: max takes succeed, the next fails) and refuses initial > max
+// and max 0, naming the semaphore (semphr.h: configASSERT( uxInitialCount
+// <= uxMaxCount ), configASSERT( uxMaxCount != 0 )).
+func TestCountingSemaphoreCreatedFull(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	s, err := k.NewSemaphore("pool", Counting, 3, 3, 8)
+	if err != nil {
+		t.Fatalf("counting(3, 3): %v", err)
+	}
+	var got []bool
+	mustTask(t, k, "taker", 5, 0, func(tcb *TCB) {
+		for range 4 {
+			got = append(got, tcb.SemaphoreTake(s, 0))
+		}
+	})
+	run(t, e, k)
+	if want := []bool{true, true, true, false}; !slices.Equal(got, want) || s.Count() != 0 {
+		t.Errorf("takes of a full counting(3) returned %v, count %d; want %v, 0", got, s.Count(), want)
+	}
+	for _, c := range []struct{ max, initial uint64 }{{3, 4}, {0, 0}} {
+		if _, err := k.NewSemaphore("bad", Counting, c.max, c.initial, 8); err == nil || !strings.Contains(err.Error(), `"bad"`) {
+			t.Errorf("counting(%d, %d): err %v, want one naming the semaphore", c.max, c.initial, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package esp32
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -67,5 +68,59 @@ func TestDisinheritAfterTimeoutKeepsRemainingWaiters(t *testing.T) {
 	}
 	if during != 8 || after != 6 {
 		t.Fatalf("low's priority with high waiting: %d (want 8), after high timed out: %d (want 6, mid still waits)", during, after)
+	}
+}
+
+// A holder that inherits a priority while it is itself blocked on another
+// semaphore moves up that semaphore's waiting list (tasks.c
+// vTaskPriorityInherit: the event list item's value is reset and
+// xTaskRemoveFromEventList takes the highest-priority waiter): the next
+// give wakes it before a waiter it now outranks. Here H (3) holds mutex m
+// and waits on s behind W (5); T (8) then blocks on m, lifting H to 8
+// ahead of W; the first give of s goes to H.
+func TestInheritedPriorityReordersTheWaitList(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	m, err := k.NewSemaphore("m", Mutex, 1, 1, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := k.NewSemaphore("s", Binary, 1, 0, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	var waiting []string
+	var h, w *TCB
+	h = mustTask(t, k, "H", 3, 0, func(tcb *TCB) {
+		tcb.SemaphoreTake(m, PortMaxDelay)
+		tcb.SemaphoreTake(s, PortMaxDelay)
+		order = append(order, "H")
+		tcb.SemaphoreGive(m)
+	})
+	w = mustTask(t, k, "W", 5, 0, func(tcb *TCB) {
+		tcb.Delay(1)
+		tcb.SemaphoreTake(s, PortMaxDelay)
+		order = append(order, "W")
+	})
+	mustTask(t, k, "T", 8, 0, func(tcb *TCB) {
+		tcb.Delay(2)
+		tcb.SemaphoreTake(m, PortMaxDelay)
+		tcb.SemaphoreGive(m)
+	})
+	mustTask(t, k, "G", 9, 0, func(tcb *TCB) {
+		tcb.Delay(3)
+		for _, x := range s.Waiters() {
+			waiting = append(waiting, x.Name)
+		}
+		tcb.SemaphoreGive(s)
+		tcb.Delay(1)
+		tcb.SemaphoreGive(s)
+	})
+	run(t, e, k)
+	if !slices.Equal(waiting, []string{"H", "W"}) || !slices.Equal(order, []string{"H", "W"}) {
+		t.Errorf("waiting on s %v, took s in order %v; want H (inherited 8) before W (5) in both", waiting, order)
+	}
+	if h.Priority != 3 || w.Priority != 5 {
+		t.Errorf("priorities after the run: H %d, W %d; want their base 3 and 5", h.Priority, w.Priority)
 	}
 }

@@ -2,10 +2,13 @@ package rk3399
 
 import (
 	"context"
+	"maps"
 	"math"
 	"testing"
 
 	"synclab/platforms"
+	"synclab/platforms/generic"
+	"synclab/platforms/linux"
 	"synclab/sim"
 )
 
@@ -82,5 +85,50 @@ func TestExperimentsReportTheirMetrics(t *testing.T) {
 	}
 	if one, four := contended(1), contended(4); one != 0 || four <= 0 {
 		t.Errorf("lock-scaling contended_pct: %g%% on 1 core (want 0), %g%% on 4 cores (want > 0)", one, four)
+	}
+}
+
+// lock-scaling's handoff_ns is the mean of the run's hand-offs, in ns: the
+// same run built by hand (the RK3399's A72 cluster replicated by
+// generic.NCore, the workload from the same values) gives the histogram
+// it must be the mean of. Its hand-offs vary (a ticket lock's next holder
+// sits anywhere in the queue of re-reads), so the mean is neither the
+// minimum nor the maximum.
+func TestLockScalingHandoffIsTheMean(t *testing.T) {
+	e := lockScaling()
+	v := e.PointParams(0)
+	v["cores"], v["duration_ms"] = 8, 5
+	rr, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: string(linux.Ticket), Params: v, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv := Defaults()
+	maps.Copy(pv, v)
+	rk, err := SoC(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	soc, err := generic.NCore("generic-8", 8, 4, rk.Clusters[1], rk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Build(v, soc, linux.Ticket, linux.Mode(int(v["wait"])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.Run(context.Background(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &r.Handoffs
+	if h.Count() < 100 || h.Min() == h.Max() {
+		t.Fatalf("%d hand-offs from %v to %v: the test needs many, of varying length", h.Count(), h.Min(), h.Max())
+	}
+	if got, want := rr.Metrics["handoff_ns"], h.Mean().Nanos(); got != want || r.Ops != int(rr.Metrics["expected_counter"]) {
+		t.Errorf("handoff_ns = %g, want the mean %g ns (min %v, max %v); ops %d vs %g: not the same run?",
+			got, want, h.Min(), h.Max(), r.Ops, rr.Metrics["expected_counter"])
+	}
+	if want := float64(h.Sum()) / float64(h.Count()) / float64(sim.Nanosecond); rr.Metrics["handoff_ns"] < want-1e-3 || rr.Metrics["handoff_ns"] > want+1e-3 {
+		t.Errorf("handoff_ns = %g, want sum/count = %g", rr.Metrics["handoff_ns"], want)
 	}
 }

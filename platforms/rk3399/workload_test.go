@@ -192,3 +192,35 @@ func TestStallCountsEachCPUOnce(t *testing.T) {
 	}
 	t.Logf("stall %.2f%%", r.StallPct(w.Cores))
 }
+
+// A run's energy is that of all the cores it used: with busy-waiting
+// (relax) at full load every used core executes or spins except in the
+// idle loop (Result.Idle, summed over the CPUs), so the energy lies
+// between every core at its spinning power outside idle and every core at
+// its executing power throughout, and the power is that energy over the
+// elapsed time. On the RK3399's six cores the A72s alone draw well under
+// the lower bound.
+func TestEnergyCoversEveryUsedCore(t *testing.T) {
+	w := testWorkload(t, linux.Flavours[0], linux.Relax, nil)
+	r := w.mustRun(t, 1)
+	var spin, exec, maxSpin float64
+	idx := 0
+	for ci, c := range w.SoC.Clusters {
+		for k := 0; k < c.Cores && idx < w.Cores; k++ {
+			cfg, err := w.SoC.CoreConfig(ci, idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spin, exec, maxSpin = spin+cfg.SpinMW, exec+cfg.ExecMW, max(maxSpin, cfg.SpinMW)
+			idx++
+		}
+	}
+	s := r.Elapsed.Seconds()
+	lo, hi := spin*s-maxSpin*r.Idle.Seconds(), exec*s
+	if r.EnergyMJ < lo || r.EnergyMJ > hi {
+		t.Errorf("energy %g mJ over %v on %d cores, want within [%g, %g] mJ (all spinning outside idle .. all executing)", r.EnergyMJ, r.Elapsed, w.Cores, lo, hi)
+	}
+	if want := r.EnergyMJ / s; r.PowerMW != want {
+		t.Errorf("power %g mW, want energy over time %g mW", r.PowerMW, want)
+	}
+}
