@@ -326,3 +326,159 @@ func ExampleReadMeasurements() {
 	fmt.Println(ms[0].Experiment, ms[0].SettingList(), ms[0].Value)
 	// Output: rk3399-pingpong [cpu_a=4 cpu_b=5] 61.75
 }
+
+// TestCalibrateIntervalsFromTheLinearizedModel pins the 95% intervals to
+// their formula, computed here independently for y = a + b*x (linear, so
+// the central differences are exact): J_i = (1, x_i) / m_i, s² = SSR/(n-2),
+// half-width t(0.975, n-2) * sqrt(s² (JᵀJ)⁻¹_jj) with t(0.975, 6) =
+// 2.446912. The recovery test only asks that the truth fall inside, which a
+// wrong number of degrees of freedom or a wrong s² still satisfies.
+func TestCalibrateIntervalsFromTheLinearizedModel(t *testing.T) {
+	ms := synth(1)
+	f, err := Calibrate(context.Background(), ms, findFixture, CalibrateOptions{Fit: []string{"a", "b"}, MaxEvals: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := f.Params["a"].Value, f.Params["b"].Value
+	var ssr, saa, sab, sbb float64
+	for _, m := range ms {
+		x, _ := strconv.ParseFloat(strings.TrimPrefix(m.Settings, "x="), 64)
+		r := (a + b*x - m.Value) / m.Value
+		ssr += r * r
+		ja, jb := 1/m.Value, x/m.Value
+		saa, sab, sbb = saa+ja*ja, sab+ja*jb, sbb+jb*jb
+	}
+	det := saa*sbb - sab*sab
+	s2 := ssr / 6
+	const t6 = 2.446912 // Student t, 97.5% quantile, 6 degrees of freedom
+	if f.DOF != 6 || math.Abs(f.SSR-ssr) > 1e-12 {
+		t.Fatalf("dof %d, SSR %g; want 6 and %g", f.DOF, f.SSR, ssr)
+	}
+	for key, v := range map[string]float64{"a": sbb / det, "b": saa / det} {
+		p := f.Params[key]
+		half := t6 * math.Sqrt(s2*v)
+		if math.Abs(p.Low-(p.Value-half)) > 1e-5*half || math.Abs(p.High-(p.Value+half)) > 1e-5*half {
+			t.Errorf("%s = %g: interval [%g, %g], want %g ± %g", key, p.Value, p.Low, p.High, p.Value, half)
+		}
+	}
+}
+
+// TestCalibrateDegreesOfFreedom: DOF is the measurements minus the
+// identifiable parameters, so two parameters that trade off (z = a + b)
+// use up none of them; a parameter that moves nothing is named for that,
+// not as a trade-off.
+func TestCalibrateDegreesOfFreedom(t *testing.T) {
+	ms := []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "z", Value: 70},
+		{Experiment: "fixture-line", Variant: "v", Settings: "x=3", Metric: "z", Value: 71}}
+	f, err := Calibrate(context.Background(), ms, findFixture, CalibrateOptions{Fit: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.DOF != 2 || f.Note != "" {
+		t.Errorf("a and b trade off: dof %d (note %q), want 2 measurements - 0 identifiable parameters", f.DOF, f.Note)
+	}
+	f, err = Calibrate(context.Background(), synth(1), findFixture, CalibrateOptions{Fit: []string{"a", "b", "c"}, MaxEvals: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := f.Unidentifiable["c"]; !strings.HasPrefix(why, "no measurement changes") {
+		t.Errorf("c moves no measurement; reason %q", why)
+	}
+}
+
+// TestRelResidual: the residual is relative to the measurement's
+// magnitude, so its sign is the model's side of the measurement even for a
+// negative measured value; a measured zero gives the model's value.
+func TestRelResidual(t *testing.T) {
+	for _, tc := range []struct{ model, measured, want float64 }{
+		{110, 100, 0.1}, {90, 100, -0.1}, {-12, -10, -0.2}, {-8, -10, 0.2}, {5, 0, 5}, {-3, 0, -3}, {0, 0, 0},
+	} {
+		if got := relResidual(tc.model, tc.measured); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("relResidual(model %g, measured %g) = %g, want %g", tc.model, tc.measured, got, tc.want)
+		}
+	}
+}
+
+// TestCalibrateIntegerIntervalWidened: the interval of an Integer
+// parameter is the continuous one widened outwards to whole numbers. With
+// measurements of n = 22.2 the continuous interval is 22 ± 0.37 (all
+// residuals equal: se = 0.2/√3, t(0.975, 3) = 3.182); rounding it would
+// give [22, 22], an interval that excludes the best continuous fit.
+func TestCalibrateIntegerIntervalWidened(t *testing.T) {
+	var seen []float64
+	find := func(string) (platforms.Experiment, error) { return intFixture(&seen), nil }
+	var ms []Measurement
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms = append(ms, Measurement{Experiment: "fixture-int", Variant: "v", Settings: fmt.Sprintf("x=%g", x), Metric: "y", Value: 22.2 * x})
+	}
+	f, err := Calibrate(context.Background(), ms, find, CalibrateOptions{Fit: []string{"n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := f.Params["n"]; p.Value != 22 || p.Low != 21 || p.High != 23 {
+		t.Errorf("n = %g [%g, %g], want 22 [21, 23]", p.Value, p.Low, p.High)
+	}
+}
+
+// TestCalibrateOutside: where the fitted value sits against its cited
+// ranges: within 1% of the plausible width (0.6 for a) of the accepted
+// range's ends is "accepted" (the data want it further), outside the
+// plausible range on either side "plausible", inside it "".
+func TestCalibrateOutside(t *testing.T) {
+	for _, tc := range []struct {
+		y, a    float64 // y = a + 30 at x = 1
+		outside string
+	}{
+		{80, 50, ""}, {130, 100, "plausible"}, {40, 10, "plausible"}, {1029.7, 999.7, "accepted"}, {30.3, 0.3, "accepted"},
+	} {
+		f, err := Calibrate(context.Background(), []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "y", Value: tc.y}},
+			findFixture, CalibrateOptions{Fit: []string{"a"}, MaxEvals: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := f.Params["a"]; math.Abs(p.Value-tc.a) > 0.05 || p.Outside != tc.outside {
+			t.Errorf("y = %g: a = %g outside %q, want %g outside %q", tc.y, p.Value, p.Outside, tc.a, tc.outside)
+		}
+	}
+}
+
+// TestCalibrateNarrowIntegerParameter: the Jacobian's step for an Integer
+// parameter is at least one whole unit, also when a tenth of its plausible
+// width (here 20-24) rounds to 0: a zero step would divide by zero and
+// leave no interval.
+func TestCalibrateNarrowIntegerParameter(t *testing.T) {
+	var seen []float64
+	find := func(string) (platforms.Experiment, error) {
+		e := intFixture(&seen)
+		e.Params[0].Value, e.Params[0].Low, e.Params[0].High = 22, 20, 24
+		return e, nil
+	}
+	var ms []Measurement
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms = append(ms, Measurement{Experiment: "fixture-int", Variant: "v", Settings: fmt.Sprintf("x=%g", x), Metric: "y", Value: 22.2 * x})
+	}
+	f, err := Calibrate(context.Background(), ms, find, CalibrateOptions{Fit: []string{"n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := f.Params["n"]; !p.Identifiable || p.Value != 22 || p.Low != 21 || p.High != 23 {
+		t.Errorf("n = %g [%g, %g] identifiable %v, want 22 [21, 23]", p.Value, p.Low, p.High, p.Identifiable)
+	}
+}
+
+// TestResidualTableWorstFirst: the residual table lists the measurements
+// by the size of their relative residual, largest first, with its sign.
+func TestResidualTableWorstFirst(t *testing.T) {
+	f := &Fit{Residuals: []Residual{
+		{Measurement: Measurement{Experiment: "e", Variant: "a", Metric: "m", Value: 100}, Model: 101, Rel: 0.01},
+		{Measurement: Measurement{Experiment: "e", Variant: "b", Metric: "m", Value: 100}, Model: 70, Rel: -0.3},
+		{Measurement: Measurement{Experiment: "e", Variant: "c", Metric: "m", Value: 100}, Model: 110, Rel: 0.1},
+	}}
+	var got []string
+	for _, r := range f.ResidualTable().Rows {
+		got = append(got, r[1]+" "+r[5]+" "+r[6])
+	}
+	if want := []string{"b 70 -30.0%", "c 110 +10.0%", "a 101 +1.0%"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+}

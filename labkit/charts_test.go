@@ -288,6 +288,9 @@ func TestAxisTypes(t *testing.T) {
 		{"spin_limit", []float64{0, 10, 100, 1000, 10000}, []float64{1, 2, 3, 4, 5}, "category", 0, "value"},
 		{"lose_wake", []float64{0, 0.01, 0.1, 0.5}, []float64{1, 2, 3, 0}, "category", 0, "value"},
 		{"cs", []float64{3, 30, 300}, []float64{1, 2, 3}, "log", 0, "value"},
+		// The switch is beyond a 30x span, not at it.
+		{"span-30x", []float64{2, 60}, []float64{0.5, 15}, "value", 0, "value"},
+		{"span-31x", []float64{2, 62}, []float64{0.5, 15.5}, "log", 0, "log"},
 	}
 	for _, tc := range tests {
 		o := parseOption(t, Lines(tc.name, tc.name, "ms", tc.x, Series{Name: "a", Values: tc.y}))
@@ -336,6 +339,23 @@ func TestResultChartsLinkTheirRuns(t *testing.T) {
 		}
 		if !strings.Contains(h, fmt.Sprintf("(CSV, %d rows)", len(r.Runs))) {
 			t.Errorf("%s: the link does not say how many rows", c.Title)
+		}
+	}
+}
+
+// TestOtherSeriesTakeColoursFromThePaletteEnd: variants take the palette
+// from its start in the order they first appear; any other series (an
+// analytic curve, a stack component) from its end, so that it never wears
+// a variant's colour.
+func TestOtherSeriesTakeColoursFromThePaletteEnd(t *testing.T) {
+	resetColors(t)
+	registerVariants(platforms.Experiment{Variants: []platforms.Variant{{Name: "wfe"}, {Name: "wfi"}}})
+	n := len(palette)
+	for _, tc := range []struct{ name, want string }{
+		{"model", palette[n-1]}, {"wfe", palette[0]}, {"idle", palette[n-2]}, {"wfi", palette[1]}, {"model", palette[n-1]},
+	} {
+		if got := colorOf(tc.name); got != tc.want {
+			t.Errorf("colorOf(%s) = %s, want %s", tc.name, got, tc.want)
 		}
 	}
 }

@@ -92,3 +92,34 @@ func TestRelative(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatEdges pins the boundaries the tables above do not reach: Num
+// switches to scientific notation strictly below 0.001 and groups the
+// digits of a negative number after its sign; MeanCI writes a half-width
+// of at least half the mean's last shown digit as a number, not as "<";
+// Quantity keeps G as its largest prefix (even when 999.96 GHz rounds to
+// 1,000) and rolls a negative value over to the next prefix like a
+// positive one; Relative says a factor from exactly 2x (or 0.5x) on.
+func TestFormatEdges(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{Num(0.001), "0.001"},
+		{Num(-0.001), "-0.001"},
+		{Num(0.000999), "9.99e-4"},
+		{Num(-123456), "-123,456"},
+		{Num(-1234.5), "-1,234"},
+		{MeanCI(Summary{Mean: 100, Half: 0.07}), "100 ± 0.07"},
+		{MeanCI(Summary{Mean: 100, Half: 0.05}), "100 ± 0.05"},
+		{MeanCI(Summary{Mean: 100, Half: 0.049}), "100 ± <0.1"},
+		{Quantity(999.96, "GHz"), "1,000 GHz"},
+		{Quantity(5e12, "Hz"), "5,000 GHz"},
+		{Quantity(-999.96, "us"), "-1 ms"},
+		{Quantity(-0.0033, "ms"), "-3.3 µs"},
+		{Relative(2, 1), "2x higher"},
+		{Relative(0.5, 1), "2x lower"},
+		{Relative(1.99, 1), "99% higher"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}

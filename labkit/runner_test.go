@@ -271,7 +271,7 @@ func TestShardsPartitionJobs(t *testing.T) {
 	if _, err := Merge(parts[0], foreign, parts[2]); err == nil || !containsAll(err.Error(), "different definitions") {
 		t.Fatalf("Merge of different definitions: err = %v", err)
 	}
-	for _, s := range []string{"3/3", "-1/2", "a/b", "1", "0/4abc", "1/2/3", "0x/2", "1/"} {
+	for _, s := range []string{"3/3", "-1/2", "a/b", "1", "0/4abc", "1/2/3", "0x/2", "1/", "0/0"} { // 0/0 would be the zero Shard: all runs
 		if _, err := ParseShard(s); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", s)) {
 			t.Errorf("ParseShard(%q): err %v, want it to name the value", s, err)
 		}

@@ -1,8 +1,12 @@
 package labkit
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"testing"
+
+	"synclab/platforms"
 )
 
 // A long word in a table cell may break after its separators; short words,
@@ -29,5 +33,61 @@ func TestClaimsTableScalesTinyValues(t *testing.T) {
 	want := []string{"max_lock_wait_ms", "µs", "global 3,200 / percpu 400", "global 4,314 ± 1,431 / percpu 0.1228 ± 0", "global 35% higher / percpu 3,257x lower"}
 	if !slices.Equal(row[:5], want) {
 		t.Errorf("row = %q\nwant %q", row[:5], want)
+	}
+}
+
+// TestClaimsTableUnitFitsTheArticleToo: the row's unit is chosen over the
+// article's numbers as well as the simulated ones, so a tiny article value
+// (1.2e-4 ms) is not written in scientific notation beside a simulated 2 ms.
+func TestClaimsTableUnitFitsTheArticleToo(t *testing.T) {
+	c := Claim{Metric: "wait_ms", Unit: "ms", Sides: []ClaimSide{
+		{Variant: "wfe", Article: 1.2e-4, Sim: Summary{N: 3, Mean: 2, Half: 0.5}},
+		{Variant: "wfi", Article: 3, Sim: Summary{N: 3, Mean: 3, Half: 0}},
+	}}
+	row := ClaimsTable([]Claim{c}).Rows[0]
+	want := []string{"wait_ms", "µs", "wfe 0.12 / wfi 3,000", "wfe 2,000 ± 500 / wfi 3,000 ± 0", "wfe 16,667x higher / wfi same"}
+	if !slices.Equal(row[:5], want) {
+		t.Errorf("row = %q\nwant %q", row[:5], want)
+	}
+}
+
+// TestSummaryTableCells pins SummaryTable's title and cells: one run per
+// variant says there is no interval; a row in tiny values moves to a
+// smaller unit and scales the half-width with the mean (0.2 ± 0.25 µs, not
+// 0.2 µs ± 0.00025 ms); a variant without runs leaves its cell empty.
+func TestSummaryTableCells(t *testing.T) {
+	e := fixture()
+	e.Repeats = 1
+	one := handResult(e, "time_ms", map[string][][]float64{"fast": {{2}}, "slow": {{3}}})
+	tab := SummaryTable(one)
+	if want := fixtureName + ": one run per variant and point (no interval)"; tab.Title != want {
+		t.Errorf("title %q, want %q", tab.Title, want)
+	}
+	if want := []string{"time_ms (ms)", "2", "3"}; !slices.Equal(tab.Rows[0], want) {
+		t.Errorf("row %q, want %q", tab.Rows[0], want)
+	}
+	e.Repeats = 3
+	tiny := handResult(e, "time_ms", map[string][][]float64{"fast": {{1e-4, 2e-4, 3e-4}}})
+	tab = SummaryTable(tiny)
+	if want := fixtureName + ": mean ± 95% CI over 3 repeats"; tab.Title != want {
+		t.Errorf("title %q, want %q", tab.Title, want)
+	}
+	if want := []string{"time_ms (µs)", "0.2 ± 0.25", ""}; !slices.Equal(tab.Rows[0], want) {
+		t.Errorf("row %q, want %q", tab.Rows[0], want)
+	}
+}
+
+// TestFailuresTableNamesThePoint: a failed run's row gives the swept value
+// of its own point, its repeat, seed and error.
+func TestFailuresTableNamesThePoint(t *testing.T) {
+	res := failingFixture(t, func(s platforms.RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 200 && s.Repeat == 2 })
+	tab := FailuresTable(res)
+	seed := RunSeed(res.Experiment.Seed, "slow", 2, 2)
+	want := [][]string{{"slow", "200", "2", fmt.Sprint(seed), "deadlock at 1ms: worker/1 (core 1) waits on lock"}}
+	if !reflect.DeepEqual(tab.Rows, want) || !slices.Equal(tab.Header, []string{"variant", "work", "repeat", "seed", "error"}) {
+		t.Errorf("header %q rows %q, want rows %q", tab.Header, tab.Rows, want)
+	}
+	if want := fixtureName + ": 1 of 30 runs failed (left out of the statistics)"; tab.Title != want {
+		t.Errorf("title %q, want %q", tab.Title, want)
 	}
 }

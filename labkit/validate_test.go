@@ -147,3 +147,33 @@ func ExampleCheck_Judge() {
 	fmt.Printf("%s: model %g vs %g %s within ±%g: %s\n", v.ID, v.Model, v.Published, v.Unit, v.Tolerance.Width(v.Published), v.Verdict)
 	// Output: c2c: model 100 vs 89.6 ns within ±22.4: pass
 }
+
+// TestJudgeNegativePublished: a tolerance is a width, positive for a
+// negative published value too (-100 ± 10% is -110..-90).
+func TestJudgeNegativePublished(t *testing.T) {
+	c := Check{Kind: Measured, Published: -100, Tolerance: Tolerance{Rel: 0.1, Abs: 1}}
+	if w := c.Tolerance.Width(c.Published); w != 11 {
+		t.Errorf("width %g, want 11", w)
+	}
+	for model, pass := range map[float64]bool{-100: true, -90: true, -111: true, -88.9: false, -111.1: false} {
+		if v := c.Judge(model); v.Pass != pass {
+			t.Errorf("published -100 ± 11, model %g: pass %v, want %v", model, v.Pass, pass)
+		}
+	}
+}
+
+// TestValidationTableColumns: a bound's tolerance column says it is a
+// bound (not "± 0"), and a check that is not independent names the
+// parameters set from its source.
+func TestValidationTableColumns(t *testing.T) {
+	bound := Check{ID: "b", Kind: Bound, Published: 215, Unit: "cycles", SetFrom: []string{"pair_cycles", "isr_cycles"}}
+	meas := Check{ID: "m", Kind: Measured, Published: 80, Unit: "ns", Tolerance: Tolerance{Rel: 0.25}, Independent: true}
+	tab := ValidationTable([]Verdict{bound.Judge(200), meas.Judge(120)})
+	want := [][]string{
+		{"b", "", "215 cycles", "200 cycles", "<= bound", "no (set from it: pair_cycles, isr_cycles)", "pass", " (, )"},
+		{"m", "", "80 ns", "120 ns", "± 20", "yes", "FAIL", " (, )"},
+	}
+	if fmt.Sprint(tab.Rows) != fmt.Sprint(want) {
+		t.Errorf("rows\n%q\nwant\n%q", tab.Rows, want)
+	}
+}

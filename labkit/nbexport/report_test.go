@@ -346,3 +346,99 @@ func TestTableOfContents(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestParameterValues: the types -p infers from a signed literal or a
+// conversion, and the Go source it writes: a bool in Go's spelling
+// whatever strconv.ParseBool accepted, an empty value as an empty slice
+// (and refused for an array of fixed length).
+func TestParameterValues(t *testing.T) {
+	src := "var (\n\tN = -3\n\tX = +2.5\n\tF = float64(3)\n\tOn = false\n\tCs = []float64{1}\n\tWin = [2]int{1, 2}\n)"
+	_, ps, err := parseParamsCell(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, p := range ps {
+		types = append(types, p.Name+":"+p.Type)
+	}
+	if got, want := strings.Join(types, " "), "N:int X:float64 F:float64 On:bool Cs:[]float64 Win:[2]int"; got != want {
+		t.Errorf("types %s, want %s", got, want)
+	}
+	for _, tc := range []struct{ name, raw, want string }{
+		{"On", "1", "var On bool = true\n"},
+		{"On", "F", "var On bool = false\n"},
+		{"Cs", "", "var Cs []float64 = []float64{}\n"},
+		{"Cs", " ", "var Cs []float64 = []float64{}\n"},
+		{"N", "-7", "var N int = -7\n"},
+		{"F", "2", "var F float64 = 2\n"},
+		{"Win", "", "error: -p Win=: Win is a [2]int, want 2 comma-separated values"},
+	} {
+		nb := &Notebook{Cells: []Cell{codeCell("p", src, []string{ParametersTag})}}
+		got := ""
+		if err := nb.SetParameters(map[string]string{tc.name: tc.raw}); err != nil {
+			got = "error: " + err.Error()
+		} else {
+			got = strings.TrimPrefix(nb.Cells[1].Source(), "// Parameters set with lab report -p.\n")
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("-p %s=%q: %q, want %q", tc.name, tc.raw, got, tc.want)
+		}
+	}
+}
+
+// TestParseSetting: -p takes name=value with a name (spaces around it
+// dropped) and the value as given, which may contain "=".
+func TestParseSetting(t *testing.T) {
+	for _, tc := range []struct{ in, key, value, err string }{
+		{"N=3", "N", "3", ""},
+		{" N =3", "N", "3", ""},
+		{"Name=a=b", "Name", "a=b", ""},
+		{"Name=", "Name", "", ""},
+		{"N", "", "", `-p "N": want name=value`},
+		{"=3", "", "", `-p "=3": want name=value`},
+		{" =3", "", "", `-p " =3": want name=value`},
+	} {
+		k, v, err := ParseSetting(tc.in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if k != tc.key || v != tc.value || got != tc.err {
+			t.Errorf("ParseSetting(%q) = %q, %q, %q; want %q, %q, %q", tc.in, k, v, got, tc.key, tc.value, tc.err)
+		}
+	}
+}
+
+// TestStampRunTexts pins the stamp's account of the runs: a record's
+// variants x points x repeats when its runs are exactly those (a
+// sensitivity run's several definitions give the bare count), where they
+// came from, and per experiment the sum over its records, traced runs
+// counted apart from cached ones; a shell word that needs no quotes keeps
+// none, an empty one is quoted (two single quotes).
+func TestStampRunTexts(t *testing.T) {
+	sweep := []SweepAxis{{Param: "cores", Values: []float64{1, 2, 4, 8}}, {Param: "hz", Values: []float64{100, 1000}}}
+	for _, tc := range []struct {
+		r    RunRecord
+		want string
+	}{
+		{RunRecord{Variants: []string{"wfe"}, Repeats: 5, Runs: 5}, "(1 variant x 5 repeats = 5 runs, computed)"},
+		{RunRecord{Variants: []string{"wfe", "wfi"}, Sweep: sweep, Repeats: 2, Runs: 32, Cached: true}, "(2 variants x 8 points x 2 repeats = 32 runs, from the cache)"},
+		{RunRecord{Variants: []string{"wfe", "wfi"}, Repeats: 3, Runs: 30, Failed: 2}, "(30 runs, computed, 2 failed)"},
+		{RunRecord{Variants: []string{"wfe"}, Repeats: 2, Runs: 2, Traced: true, Cached: true}, "(1 variant x 2 repeats = 2 runs, traced)"},
+	} {
+		if got := runsText(tc.r); got != tc.want {
+			t.Errorf("runsText(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
+	}
+	recs := []RunRecord{
+		{Experiment: "a", Runs: 6}, {Experiment: "b", Runs: 2, Traced: true, Cached: true}, {Experiment: "a", Runs: 4, Cached: true, Failed: 1},
+	}
+	if got, want := ranText(recs), "<code>a</code> (2 definitions, 10 runs: 6 computed, 4 from the cache, 1 failed); <code>b</code> (2 runs: 2 traced)"; got != want {
+		t.Errorf("ranText = %q\nwant      %q", got, want)
+	}
+	for in, want := range map[string]string{"": "''", "cores=4": "cores=4", "a b": "'a b'", "it's": `'it'\''s'`} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -382,3 +382,16 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// TestInterruptedExitStatus130: a run stopped by its context (what Ctrl-C
+// does) exits with 130, the shell's status for SIGINT, not 1: scripts
+// tell an interrupted run from a failed one by it.
+func TestInterruptedExitStatus130(t *testing.T) {
+	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"run", "cli-fixture", "-repeats", "2"}, &out, &errb); code != 130 || !strings.Contains(errb.String(), "context canceled") {
+		t.Errorf("exit %d, stderr %q; want 130 and the cancellation named", code, errb.String())
+	}
+}
