@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,15 +139,23 @@ func (p Param) goValue(raw string) (string, error) {
 		return p.Type + "{" + strings.Join(vals, ", ") + "}", nil
 	}
 	switch p.Type {
-	case "int", "int64", "int32", "uint", "uint64", "uint32":
-		if _, err := strconv.ParseInt(raw, 10, 64); err != nil {
-			return "", bad("a whole number")
+	case "int", "int64", "int32":
+		bits := map[string]int{"int": 64, "int64": 64, "int32": 32}[p.Type]
+		if _, err := strconv.ParseInt(raw, 10, bits); err != nil {
+			return "", bad(fmt.Sprintf("a whole number that fits in %d bits", bits))
+		}
+		return raw, nil
+	case "uint", "uint64", "uint32":
+		bits := map[string]int{"uint": 64, "uint64": 64, "uint32": 32}[p.Type]
+		if _, err := strconv.ParseUint(raw, 10, bits); err != nil {
+			return "", bad(fmt.Sprintf("a non-negative whole number that fits in %d bits", bits))
 		}
 		return raw, nil
 	case "float64", "float32":
+		// Go has no literal for an infinity or NaN: the cell would not compile.
 		v, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return "", bad("a number")
+		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+			return "", bad("a finite number")
 		}
 		return strconv.FormatFloat(v, 'g', -1, 64), nil
 	case "string":

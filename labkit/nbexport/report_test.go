@@ -352,7 +352,7 @@ func TestTableOfContents(t *testing.T) {
 // whatever strconv.ParseBool accepted, an empty value as an empty slice
 // (and refused for an array of fixed length).
 func TestParameterValues(t *testing.T) {
-	src := "var (\n\tN = -3\n\tX = +2.5\n\tF = float64(3)\n\tOn = false\n\tCs = []float64{1}\n\tWin = [2]int{1, 2}\n)"
+	src := "var (\n\tN = -3\n\tX = +2.5\n\tF = float64(3)\n\tOn = false\n\tCs = []float64{1}\n\tWin = [2]int{1, 2}\n\tU = uint32(4)\n)"
 	_, ps, err := parseParamsCell(src)
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +361,7 @@ func TestParameterValues(t *testing.T) {
 	for _, p := range ps {
 		types = append(types, p.Name+":"+p.Type)
 	}
-	if got, want := strings.Join(types, " "), "N:int X:float64 F:float64 On:bool Cs:[]float64 Win:[2]int"; got != want {
+	if got, want := strings.Join(types, " "), "N:int X:float64 F:float64 On:bool Cs:[]float64 Win:[2]int U:uint32"; got != want {
 		t.Errorf("types %s, want %s", got, want)
 	}
 	for _, tc := range []struct{ name, raw, want string }{
@@ -372,6 +372,14 @@ func TestParameterValues(t *testing.T) {
 		{"N", "-7", "var N int = -7\n"},
 		{"F", "2", "var F float64 = 2\n"},
 		{"Win", "", "error: -p Win=: Win is a [2]int, want 2 comma-separated values"},
+		// Values Go cannot write as a literal of the type are refused up
+		// front, not left to fail the cell's compilation.
+		{"F", "inf", "error: -p F=inf: F is a float64, want a finite number"},
+		{"F", "NaN", "want a finite number"},
+		{"N", "99999999999999999999", "want a whole number that fits in 64 bits"},
+		{"U", "-1", "error: -p U=-1: U is a uint32, want a non-negative whole number that fits in 32 bits"},
+		{"U", "4294967296", "fits in 32 bits"},
+		{"U", "4294967295", "var U uint32 = 4294967295\n"},
 	} {
 		nb := &Notebook{Cells: []Cell{codeCell("p", src, []string{ParametersTag})}}
 		got := ""
