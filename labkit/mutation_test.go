@@ -74,6 +74,69 @@ package labkit
 //	linux-no-recheck         no re-check after queueing for schedule(): lost wake-up   platforms/linux/wait.go:Kernel.condLoad                       linux TestTieredRecheckAfterQueueing
 //	linux-redundant-sev-off  the redundant SEV is never sent                           platforms/linux/wait.go:Kernel.release                        linux TestRedundantSEVWakesEveryCore
 //	linux-idle-shallowest    cpuidle picks the shallowest fitting state                platforms/linux/kernel.go:Kernel.idle                         linux TestCpuidlePicksDeepestFittingState
+//	sim-ffwd-until           fast-forward jumps past the run's time limit              sim/ffwd.go:ffwd.match                                        sim TestFastForwardHonoursLimits
+//	sim-ffwd-maxevents       fast-forward jumps past the event budget                  sim/ffwd.go:ffwd.match                                        sim TestFastForwardHonoursLimits
+//	sim-ffwd-unseen-proc     a process that ran without a loop head still matches      sim/ffwd.go:ffwd.match                                        sim TestFastForwardRefusesWhatItCannotSee
+//	sim-ffwd-hist-values     periods adding different histogram values match           sim/ffwd.go:ffwd.match                                        sim TestFastForwardRefusesWhatItCannotSee
+//	sim-spin-last-stall      the poll that ends a spin adds no memory stall            sim/spin.go:Core.poll                                         sim TestSpinStallIsFirstAndLastRead
+//	sim-oneshot-period       OneShot after Periodic keeps the period                   sim/irq.go:Timer.OneShot                                      sim TestTimersDevicesAndIPIsFireOnTime
+//	sim-trace-touch          a span ending at the window's start is kept               sim/trace.go:Trace.Add                                        sim TestTraceAddClipsToTheHalfOpenWindow
+//	sim-trace-max            a trace keeps Max+1 spans                                 sim/trace.go:Trace.Add                                        sim TestTraceAddClipsToTheHalfOpenWindow
+//	validate-repeats         a definition with zero repeats is valid                   platforms/experiment.go:Experiment.Validate                   platforms TestValidateRejectsEachInconsistency
+//	validate-sweep-twice     a sweep value given twice is valid                        platforms/experiment.go:Experiment.Validate                   platforms TestValidateRejectsEachInconsistency
+//	variants-twice           WithVariants accepts a variant named twice                platforms/experiment.go:Experiment.WithVariants               platforms TestWithVariantsOrderAndRepeat
+//	esp32-worst-tie-last     worst-latency split from the last of tied interrupts      platforms/esp32/experiments.go:csRunResult                    esp32 TestWorstIRQSplitIsTheFirstOfTies
+//	esp32-notify-no-wrap     eIncrement carries into bit 32 instead of wrapping        platforms/esp32/notify.go:Kernel.notifyLocked                 esp32 TestNotifyIncrementWrapsToAnEmptyCount
+//	esp32-give-overfill      a give to a full semaphore succeeds                       platforms/esp32/queue.go:Kernel.xQueueGenericSend             esp32 TestGiveToAFullSemaphoreFails
+//	esp32-isr-give-overfill  a give from an ISR to a full semaphore succeeds           platforms/esp32/queue.go:Kernel.xSemaphoreGiveFromISR         esp32 TestGiveToAFullSemaphoreFails
+//	esp32-counting-full      a counting semaphore created full is refused              platforms/esp32/queue.go:Kernel.NewSemaphore                  esp32 TestCountingSemaphoreCreatedFull
+//	esp32-waitlist-unsorted  inheriting a blocked task leaves its wait list order      platforms/esp32/queue.go:Kernel.setPriority                   esp32 TestInheritedPriorityReordersTheWaitList
+//	rk3399-handoff-max       lock-scaling's handoff_ns reports the maximum             platforms/rk3399/experiments.go:runLockScaling                rk3399 TestLockScalingHandoffIsTheMean
+//	rk3399-energy-one-core   a run's energy is the last core's alone                   platforms/rk3399/workload.go:run.result                       rk3399 TestEnergyCoversEveryUsedCore
+//	cal-relres-zero          a measured zero divides by zero (NaN residual)            labkit/calibrate.go:relResidual                               labkit TestRelResidual
+//	cal-relres-sign          residual sign flips for a negative measurement            labkit/calibrate.go:relResidual                               labkit TestRelResidual
+//	cal-dof-ident            DOF counts parameters that trade off                      labkit/calibrate.go:calib.report                              labkit TestCalibrateDegreesOfFreedom
+//	cal-t-df                 interval's Student t with one degree of freedom more      labkit/calibrate.go:calib.report                              labkit TestCalibrateIntervalsFromTheLinearizedModel
+//	cal-int-round            an Integer interval rounded (narrowed), not widened       labkit/calibrate.go:calib.report                              labkit TestCalibrateIntegerIntervalWidened
+//	cal-edge-zero            a value just inside Min/Max not flagged accepted          labkit/calibrate.go:calib.report                              labkit TestCalibrateOutside
+//	cal-plausible-high-only  a value below its plausible Low not flagged               labkit/calibrate.go:calib.report                              labkit TestCalibrateOutside
+//	cal-col-threshold        a parameter moving nothing reported as a trade-off        labkit/calibrate.go:calib.report                              labkit TestCalibrateDegreesOfFreedom
+//	cal-int-step             Integer Jacobian step 0 for a narrow range (0/0)          labkit/calibrate.go:calib.report                              labkit TestCalibrateNarrowIntegerParameter
+//	cal-resid-sort           residual table lists the best-fitting rows first          labkit/calibrate.go:Fit.ResidualTable                         labkit TestResidualTableWorstFirst
+//	sens-tornado-base        tornado change taken against the case, not baseline       labkit/sensitivity.go:Sensitivity.TornadoBars                 labkit TestSensitivityWhichParametersMoveTheConclusion
+//	sens-tornado-sides       tornado bars' Low and High swapped                        labkit/sensitivity.go:Sensitivity.TornadoBars                 labkit TestSensitivityWhichParametersMoveTheConclusion
+//	sens-baseline-failed     baseline failures give no failed-runs column              labkit/sensitivity.go:Sensitivity.Table                       labkit TestSensitivityTableBaselineFailures
+//	sens-holds-nohold-text   A without runs reads FAILS, not no runs                   labkit/sensitivity.go:holdsText                               labkit TestSensitivityTableBaselineFailures
+//	num-sci-edge             Num(0.001) in scientific notation                         labkit/format.go:sigDigits                                    labkit TestFormatEdges
+//	num-neg-group            Num(-123456) grouped as -,123,456                         labkit/format.go:groupThousands                               labkit TestFormatEdges
+//	meanci-half-digit        MeanCI writes 100 ± 0.07 as 100 ± <0.1                    labkit/format.go:MeanCI                                       labkit TestFormatEdges
+//	qty-rollover-top         999.96 GHz rolls over past G to a bare unit               labkit/format.go:Quantity                                     labkit TestFormatEdges
+//	qty-no-clamp-top         Quantity above G drops the prefix (5e12 Hz: 5 Hz)         labkit/format.go:Quantity                                     labkit TestFormatEdges
+//	qty-neg-rollover         -999.96 us shown as -1,000 µs, not -1 ms                  labkit/format.go:Quantity                                     labkit TestFormatEdges
+//	rel-factor-edge          Relative(2, 1) says 100% higher, not 2x                   labkit/format.go:Relative                                     labkit TestFormatEdges
+//	rel-factor-low-edge      Relative(0.5, 1) says 50% lower, not 2x                   labkit/format.go:Relative                                     labkit TestFormatEdges
+//	sum-title-repeats        one-repeat summary titled as a 95% CI                     labkit/table.go:SummaryTable                                  labkit TestSummaryTableCells
+//	sum-half-unscaled        half-width not rescaled with the row's unit               labkit/table.go:SummaryTable                                  labkit TestSummaryTableCells
+//	fail-point0              failed run shown at the first sweep point                 labkit/table.go:FailuresTable                                 labkit TestFailuresTableNamesThePoint
+//	claims-unit-sim-only     claims row unit ignores the article's values              labkit/table.go:ClaimsTable                                   labkit TestClaimsTableUnitFitsTheArticleToo
+//	log-span-ge              log axis at exactly 30x, not beyond                       labkit/charts.go:useLog                                       labkit TestAxisTypes
+//	colors-others-front      other series take the variants' colours                   labkit/colors.go:colorOf                                      labkit TestOtherSeriesTakeColoursFromThePaletteEnd
+//	shard-parse-zero         -shard 0/0 accepted (runs everything)                     labkit/runner.go:ParseShard                                   labkit TestShardsPartitionJobs
+//	tol-width-abs            tolerance negative for a negative published value         labkit/validate.go:Tolerance.Width                            labkit TestJudgeNegativePublished
+//	valtab-bound             a bound's tolerance shown as ± 0                          labkit/validate.go:ValidationTable                            labkit TestValidationTableColumns
+//	valtab-setfrom           table drops the parameters set from the source            labkit/validate.go:ValidationTable                            labkit TestValidationTableColumns
+//	nb-unary                 -p cannot set a parameter declared as -3                  labkit/nbexport/params.go:literalType                         nbexport TestParameterValues
+//	nb-bool-raw              -p On=1 writes bool = 1 (not Go)                          labkit/nbexport/params.go:Param.goValue                       nbexport TestParameterValues
+//	nb-empty-list            -p Cs= refused instead of an empty slice                  labkit/nbexport/params.go:Param.goValue                       nbexport TestParameterValues
+//	nb-setting-emptykey      -p =3 accepted with an empty name                         labkit/nbexport/params.go:ParseSetting                        nbexport TestParseSetting
+//	nb-setting-trim          -p ' N =3' keeps the spaces in the name                   labkit/nbexport/params.go:ParseSetting                        nbexport TestParseSetting
+//	nb-call-type             -p cannot set F = float64(3)                              labkit/nbexport/params.go:literalType                         nbexport TestParameterValues
+//	tornado-order            tornado puts the largest span at the bottom               labkit/resultcharts.go:Tornado                                labkit TestTornadoLargestSpanOnTop
+//	stamp-variant-plural     stamp says '2 variant'                                    labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
+//	stamp-traced-as-cached   traced runs counted as from the cache                     labkit/nbexport/stamp.go:ranText                              nbexport TestStampRunTexts
+//	stamp-quote-empty        an empty shell word left unquoted                         labkit/nbexport/stamp.go:shellQuote                           nbexport TestStampRunTexts
+//	stamp-sweep-points       sweep points summed, not multiplied                       labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
+//	cli-cancel-exit          an interrupted run exits 1, not 130                       labkit/cmd/lab/main.go:run                                    lab TestInterruptedExitStatus130
 //	store-no-checksum        a result file is read without its checksum checked        labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
 //	store-trailing-quiet     trailing bytes are reported as a bare checksum mismatch   labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
 //	ledger-one-missing       a claim missing one of its means is judged on NaN         labkit/ledger/ledger.go:JudgeResults                          ledger TestOneFailedVariantIsNeverJudged
@@ -335,6 +398,258 @@ var mutants = []mutant{
 		old: "state = i\n",
 		new: "if state < 0 {\n\t\t\t\t\tstate = i\n\t\t\t\t}\n",
 		pkg: "./platforms/linux", test: "TestCpuidlePicksDeepestFittingState"},
+	{name: "sim-ffwd-until", file: "sim/ffwd.go",
+		old: "if e.Until != 0 {\n\t\text = min(ext, e.Until)",
+		new: "if false {\n\t\text = min(ext, e.Until)",
+		pkg: "./sim", test: "TestFastForwardHonoursLimits"},
+	{name: "sim-ffwd-maxevents", file: "sim/ffwd.go",
+		old: `e.MaxEvents != 0 && d > 0 {`,
+		new: `false && e.MaxEvents != 0 && d > 0 {`,
+		pkg: "./sim", test: "TestFastForwardHonoursLimits"},
+	{name: "sim-ffwd-unseen-proc", file: "sim/ffwd.go",
+		old: `if c.vals[pm.resumes] != b.vals[pm.resumes] && (`,
+		new: `if false && c.vals[pm.resumes] != b.vals[pm.resumes] && (`,
+		pkg: "./sim", test: "TestFastForwardRefusesWhatItCannotSee"},
+	{name: "sim-ffwd-hist-values", file: "sim/ffwd.go",
+		old: `if r.kind == refHist && f.d[i] > 0 &&`,
+		new: `if false && r.kind == refHist && f.d[i] > 0 &&`,
+		pkg: "./sim", test: "TestFastForwardRefusesWhatItCannotSee"},
+	{name: "sim-spin-last-stall", file: "sim/spin.go",
+		old: "c.Stall += done - issued\n",
+		new: "",
+		pkg: "./sim", test: "TestSpinStallIsFirstAndLastRead"},
+	{name: "sim-oneshot-period", file: "sim/irq.go",
+		old: "\tt.period = 0\n\tt.at = max(at, t.c.e.now)",
+		new: "\tt.at = max(at, t.c.e.now)",
+		pkg: "./sim", test: "TestTimersDevicesAndIPIsFireOnTime"},
+	{name: "sim-trace-touch", file: "sim/trace.go",
+		old: `s.End <= t.From ||`,
+		new: `s.End < t.From ||`,
+		pkg: "./sim", test: "TestTraceAddClipsToTheHalfOpenWindow"},
+	{name: "sim-trace-max", file: "sim/trace.go",
+		old: `len(t.Spans) >= t.Max`,
+		new: `len(t.Spans) > t.Max`,
+		pkg: "./sim", test: "TestTraceAddClipsToTheHalfOpenWindow"},
+	{name: "validate-repeats", file: "platforms/experiment.go",
+		old: `if e.Repeats < 1 {`,
+		new: `if e.Repeats < 0 {`,
+		pkg: "./platforms", test: "TestValidateRejectsEachInconsistency"},
+	{name: "validate-sweep-twice", file: "platforms/experiment.go",
+		old: `if slices.Contains(a.Values[:i], v) {`,
+		new: `if false && slices.Contains(a.Values[:i], v) {`,
+		pkg: "./platforms", test: "TestValidateRejectsEachInconsistency"},
+	{name: "variants-twice", file: "platforms/experiment.go",
+		old: `if slices.Contains(names[:i], n) {`,
+		new: `if false && slices.Contains(names[:i], n) {`,
+		pkg: "./platforms", test: "TestWithVariantsOrderAndRepeat"},
+	{name: "esp32-worst-tie-last", file: "platforms/esp32/experiments.go",
+		old: `if worst < 0 || l > r.IRQLatencyUS[worst] {`,
+		new: `if worst < 0 || l >= r.IRQLatencyUS[worst] {`,
+		pkg: "./platforms/esp32", test: "TestWorstIRQSplitIsTheFirstOfTies"},
+	{name: "esp32-notify-no-wrap", file: "platforms/esp32/notify.go",
+		old: `k.guardedStore(p, va, uint64(uint32(v)+1))`,
+		new: `k.guardedStore(p, va, v+1)`,
+		pkg: "./platforms/esp32", test: "TestNotifyIncrementWrapsToAnEmptyCount"},
+	{name: "esp32-give-overfill", file: "platforms/esp32/queue.go",
+		old: `if n >= s.max || (s.isMutex() && s.holder != t) {`,
+		new: `if n > s.max || (s.isMutex() && s.holder != t) {`,
+		pkg: "./platforms/esp32", test: "TestGiveToAFullSemaphoreFails"},
+	{name: "esp32-isr-give-overfill", file: "platforms/esp32/queue.go",
+		old: "\tif n >= s.max {\n\t\tk.exitCritical(p, s.Lock)\n\t\treturn false, false",
+		new: "\tif n > s.max {\n\t\tk.exitCritical(p, s.Lock)\n\t\treturn false, false",
+		pkg: "./platforms/esp32", test: "TestGiveToAFullSemaphoreFails"},
+	{name: "esp32-counting-full", file: "platforms/esp32/queue.go",
+		old: `if maxCount == 0 || initial > maxCount {`,
+		new: `if maxCount == 0 || initial >= maxCount {`,
+		pkg: "./platforms/esp32", test: "TestCountingSemaphoreCreatedFull"},
+	{name: "esp32-waitlist-unsorted", file: "platforms/esp32/queue.go",
+		old: "\t\tl.remove(t)\n\t\tt.Priority = prio\n\t\tl.insert(t)",
+		new: "\t\t_ = l\n\t\tt.Priority = prio",
+		pkg: "./platforms/esp32", test: "TestInheritedPriorityReordersTheWaitList"},
+	{name: "rk3399-handoff-max", file: "platforms/rk3399/experiments.go",
+		old: `m["handoff_ns"] = r.Handoffs.Mean().Nanos()`,
+		new: `m["handoff_ns"] = r.Handoffs.Max().Nanos()`,
+		pkg: "./platforms/rk3399", test: "TestLockScalingHandoffIsTheMean"},
+	{name: "rk3399-energy-one-core", file: "platforms/rk3399/workload.go",
+		old: `res.EnergyMJ += c.EnergyMJ()`,
+		new: `res.EnergyMJ = c.EnergyMJ()`,
+		pkg: "./platforms/rk3399", test: "TestEnergyCoversEveryUsedCore"},
+	{name: "cal-relres-zero", file: "labkit/calibrate.go",
+		old: "if measured == 0 {\n\t\treturn model",
+		new: "if false {\n\t\treturn model",
+		pkg: "./labkit", test: "TestRelResidual"},
+	{name: "cal-relres-sign", file: "labkit/calibrate.go",
+		old: `return (model - measured) / math.Abs(measured)`,
+		new: `return (model - measured) / measured`,
+		pkg: "./labkit", test: "TestRelResidual"},
+	{name: "cal-dof-ident", file: "labkit/calibrate.go",
+		old: `f.DOF = n - len(keep)`,
+		new: `f.DOF = n - len(ident)`,
+		pkg: "./labkit", test: "TestCalibrateDegreesOfFreedom"},
+	{name: "cal-t-df", file: "labkit/calibrate.go",
+		old: `t := tQuantile(0.95, float64(f.DOF))`,
+		new: `t := tQuantile(0.95, float64(f.DOF+1))`,
+		pkg: "./labkit", test: "TestCalibrateIntervalsFromTheLinearizedModel"},
+	{name: "cal-int-round", file: "labkit/calibrate.go",
+		old: `fp.Low, fp.High = math.Floor(fp.Low), math.Ceil(fp.High)`,
+		new: `fp.Low, fp.High = math.Round(fp.Low), math.Round(fp.High)`,
+		pkg: "./labkit", test: "TestCalibrateIntegerIntervalWidened"},
+	{name: "cal-edge-zero", file: "labkit/calibrate.go",
+		old: `switch edge := 0.01 * scale(pp); {`,
+		new: `switch edge := 0.0; {`,
+		pkg: "./labkit", test: "TestCalibrateOutside"},
+	{name: "cal-plausible-high-only", file: "labkit/calibrate.go",
+		old: `case th[j] < pp.Low || th[j] > pp.High:`,
+		new: `case th[j] > pp.High:`,
+		pkg: "./labkit", test: "TestCalibrateOutside"},
+	{name: "cal-col-threshold", file: "labkit/calibrate.go",
+		old: `mat.Norm(mat.NewVecDense(n, col), 2)*scale(pp) < 1e-9`,
+		new: `mat.Norm(mat.NewVecDense(n, col), 2)*scale(pp) < 0`,
+		pkg: "./labkit", test: "TestCalibrateDegreesOfFreedom"},
+	{name: "cal-int-step", file: "labkit/calibrate.go",
+		old: `h = math.Max(math.Round(h), 1)`,
+		new: `h = math.Max(math.Round(h), 0)`,
+		pkg: "./labkit", test: "TestCalibrateNarrowIntegerParameter"},
+	{name: "cal-resid-sort", file: "labkit/calibrate.go",
+		old: `return math.Abs(rs[a].Rel) > math.Abs(rs[b].Rel)`,
+		new: `return math.Abs(rs[a].Rel) < math.Abs(rs[b].Rel)`,
+		pkg: "./labkit", test: "TestResidualTableWorstFirst"},
+	{name: "sens-tornado-base", file: "labkit/sensitivity.go",
+		old: `d := 100 * (c.Result.Summary(variant, 0, metric).Mean - base) / base`,
+		new: `d := 100 * (c.Result.Summary(variant, 0, metric).Mean - base) / c.Result.Summary(variant, 0, metric).Mean`,
+		pkg: "./labkit", test: "TestSensitivityWhichParametersMoveTheConclusion"},
+	{name: "sens-tornado-sides", file: "labkit/sensitivity.go",
+		old: "if c.Side == \"low\" {\n\t\t\tbars[i].Low = d",
+		new: "if c.Side != \"low\" {\n\t\t\tbars[i].Low = d",
+		pkg: "./labkit", test: "TestSensitivityWhichParametersMoveTheConclusion"},
+	{name: "sens-baseline-failed", file: "labkit/sensitivity.go",
+		old: `anyFailed := len(s.Baseline.Failures()) > 0`,
+		new: `anyFailed := false`,
+		pkg: "./labkit", test: "TestSensitivityTableBaselineFailures"},
+	{name: "sens-holds-nohold-text", file: "labkit/sensitivity.go",
+		old: `len(r.Values(c.A, 0, c.Metric)) == 0 || len(r.Values(c.B, 0, c.Metric)) == 0`,
+		new: `len(r.Values(c.B, 0, c.Metric)) == 0`,
+		pkg: "./labkit", test: "TestSensitivityTableBaselineFailures"},
+	{name: "num-sci-edge", file: "labkit/format.go",
+		old: `if a < 1e-3 || a >= 1e15 {`,
+		new: `if a <= 1e-3 || a >= 1e15 {`,
+		pkg: "./labkit", test: "TestFormatEdges"},
+	{name: "num-neg-group", file: "labkit/format.go",
+		old: "if strings.HasPrefix(s, \"-\") {\n\t\tsign, s = \"-\", s[1:]",
+		new: "if false {\n\t\tsign, s = \"-\", s[1:]",
+		pkg: "./labkit", test: "TestFormatEdges"},
+	{name: "meanci-half-digit", file: "labkit/format.go",
+		old: `case s.Half < shownDigit(a)/2:`,
+		new: `case s.Half < shownDigit(a):`,
+		pkg: "./labkit", test: "TestFormatEdges"},
+	{name: "qty-rollover-top", file: "labkit/format.go",
+		old: `strings.HasPrefix(strings.TrimPrefix(s, "-"), "1,000") && p < 3`,
+		new: `strings.HasPrefix(strings.TrimPrefix(s, "-"), "1,000") && p <= 3`,
+		pkg: "./labkit", test: "TestFormatEdges"},
+	{name: "qty-no-clamp-top", file: "labkit/format.go",
+		old: `p = max(-3, min(3, p))`,
+		new: `p = max(-3, p)`,
+		pkg: "./labkit", test: "TestFormatEdges"},
+	{name: "qty-neg-rollover", file: "labkit/format.go",
+		old: `strings.HasPrefix(strings.TrimPrefix(s, "-"), "1,000")`,
+		new: `strings.HasPrefix(s, "1,000")`,
+		pkg: "./labkit", test: "TestFormatEdges"},
+	{name: "rel-factor-edge", file: "labkit/format.go",
+		old: `case r >= 2:`,
+		new: `case r > 2:`,
+		pkg: "./labkit", test: "TestFormatEdges"},
+	{name: "rel-factor-low-edge", file: "labkit/format.go",
+		old: `case r <= 0.5:`,
+		new: `case r < 0.5:`,
+		pkg: "./labkit", test: "TestFormatEdges"},
+	{name: "sum-title-repeats", file: "labkit/table.go",
+		old: `if e.Repeats < 2 {`,
+		new: `if e.Repeats < 1 {`,
+		pkg: "./labkit", test: "TestSummaryTableCells"},
+	{name: "sum-half-unscaled", file: "labkit/table.go",
+		old: `cell = MeanCI(Summary{N: s.N, Mean: f * s.Mean, Half: f * s.Half})`,
+		new: `cell = MeanCI(Summary{N: s.N, Mean: f * s.Mean, Half: s.Half})`,
+		pkg: "./labkit", test: "TestSummaryTableCells"},
+	{name: "fail-point0", file: "labkit/table.go",
+		old: `row = append(row, Num(points[run.Point][a.Param]))`,
+		new: `row = append(row, Num(points[0][a.Param]))`,
+		pkg: "./labkit", test: "TestFailuresTableNamesThePoint"},
+	{name: "claims-unit-sim-only", file: "labkit/table.go",
+		old: "vals = append(vals, s.Article)\n",
+		new: "\n",
+		pkg: "./labkit", test: "TestClaimsTableUnitFitsTheArticleToo"},
+	{name: "log-span-ge", file: "labkit/charts.go",
+		old: `return hi > lo && hi/lo > logSpan`,
+		new: `return hi > lo && hi/lo >= logSpan`,
+		pkg: "./labkit", test: "TestAxisTypes"},
+	{name: "colors-others-front", file: "labkit/colors.go",
+		old: `return palette[len(palette)-1-i%len(palette)]`,
+		new: `return palette[i%len(palette)]`,
+		pkg: "./labkit", test: "TestOtherSeriesTakeColoursFromThePaletteEnd"},
+	{name: "shard-parse-zero", file: "labkit/runner.go",
+		old: `sh.check() != nil || sh.Count == 0`,
+		new: `sh.check() != nil`,
+		pkg: "./labkit", test: "TestShardsPartitionJobs"},
+	{name: "tol-width-abs", file: "labkit/validate.go",
+		old: `return t.Abs + t.Rel*math.Abs(published)`,
+		new: `return t.Abs + t.Rel*published`,
+		pkg: "./labkit", test: "TestJudgeNegativePublished"},
+	{name: "valtab-bound", file: "labkit/validate.go",
+		old: "if v.Kind != Bound {\n\t\t\ttol",
+		new: "if true {\n\t\t\ttol",
+		pkg: "./labkit", test: "TestValidationTableColumns"},
+	{name: "valtab-setfrom", file: "labkit/validate.go",
+		old: `ind = "no (set from it: " + strings.Join(v.SetFrom, ", ") + ")"`,
+		new: `ind = "no (set from it: " + strings.Join(v.SetFrom[:0], ", ") + ")"`,
+		pkg: "./labkit", test: "TestValidationTableColumns"},
+	{name: "nb-unary", file: "labkit/nbexport/params.go",
+		old: `if x.Op == token.SUB || x.Op == token.ADD {`,
+		new: `if x.Op == token.ADD {`,
+		pkg: "./labkit/nbexport", test: "TestParameterValues"},
+	{name: "nb-bool-raw", file: "labkit/nbexport/params.go",
+		old: `return strconv.FormatBool(v), nil`,
+		new: "_ = v\n\t\treturn raw, nil",
+		pkg: "./labkit/nbexport", test: "TestParameterValues"},
+	{name: "nb-empty-list", file: "labkit/nbexport/params.go",
+		old: "if strings.TrimSpace(raw) != \"\" {\n\t\t\titems",
+		new: "if true {\n\t\t\titems",
+		pkg: "./labkit/nbexport", test: "TestParameterValues"},
+	{name: "nb-setting-emptykey", file: "labkit/nbexport/params.go",
+		old: `if key = strings.TrimSpace(key); !ok || key == "" {`,
+		new: `if key = strings.TrimSpace(key); !ok {`,
+		pkg: "./labkit/nbexport", test: "TestParseSetting"},
+	{name: "nb-setting-trim", file: "labkit/nbexport/params.go",
+		old: `if key = strings.TrimSpace(key); !ok || key == "" {`,
+		new: `if !ok || key == "" {`,
+		pkg: "./labkit/nbexport", test: "TestParseSetting"},
+	{name: "nb-call-type", file: "labkit/nbexport/params.go",
+		old: `if id, ok := x.Fun.(*ast.Ident); ok && len(x.Args) == 1 {`,
+		new: `if id, ok := x.Fun.(*ast.Ident); ok && false && len(x.Args) == 1 {`,
+		pkg: "./labkit/nbexport", test: "TestParameterValues"},
+	{name: "tornado-order", file: "labkit/resultcharts.go",
+		old: `return compareFloat(math.Abs(a.High-a.Low), math.Abs(b.High-b.Low))`,
+		new: `return compareFloat(math.Abs(b.High-b.Low), math.Abs(a.High-a.Low))`,
+		pkg: "./labkit", test: "TestTornadoLargestSpanOnTop"},
+	{name: "stamp-variant-plural", file: "labkit/nbexport/stamp.go",
+		old: `if len(r.Variants) != 1 {`,
+		new: `if len(r.Variants) > 2 {`,
+		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
+	{name: "stamp-traced-as-cached", file: "labkit/nbexport/stamp.go",
+		old: "case r.Traced:\n\t\t\ts.traced += r.Runs",
+		new: "case r.Traced:\n\t\t\ts.cached += r.Runs",
+		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
+	{name: "stamp-quote-empty", file: "labkit/nbexport/stamp.go",
+		old: `if s != "" && strings.Trim(`,
+		new: `if strings.Trim(`,
+		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
+	{name: "stamp-sweep-points", file: "labkit/nbexport/stamp.go",
+		old: "points *= len(a.Values)\n\t}\n\ts := fmt.Sprintf(\"(%d runs\"",
+		new: "points += len(a.Values)\n\t}\n\ts := fmt.Sprintf(\"(%d runs\"",
+		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
+	{name: "cli-cancel-exit", file: "labkit/cmd/lab/main.go",
+		old: "return exitInterrupted\n",
+		new: "return exitFail\n",
+		pkg: "./labkit/cmd/lab", test: "TestInterruptedExitStatus130"},
 	{name: "store-no-checksum", file: "labkit/store.go",
 		old: `if !bytes.Equal(sum[:], b[20:headerLen]) {`,
 		new: `if false && !bytes.Equal(sum[:], b[20:headerLen]) {`,
