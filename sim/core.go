@@ -153,10 +153,12 @@ type Core struct {
 	// Spinning: what a spinner polls and how (see Proc.spin), its poll
 	// phase and period, and the port occupancy of one poll. spinDelayed is
 	// the start of the poll that other accesses last pushed back, spinDue
-	// when that poll was due (both spinPhase when none was).
-	spinPhase, spinPeriod, spinOcc Time
-	spinDelayed, spinDue           Time
-	sp                             spinState
+	// when that poll was due (both spinPhase when none was); spinReserved
+	// the start of a poll that a later request made way for, where that
+	// poll starts when it runs (Memory.grant).
+	spinPhase, spinPeriod, spinOcc     Time
+	spinDelayed, spinDue, spinReserved Time
+	sp                                 spinState
 	// cw is the CondWait whose steps the core's wake events run while
 	// cwOn.
 	cw   condState
@@ -391,6 +393,7 @@ func (c *Core) snapshot(s *Snapshot) {
 		s.Time(&c.spinPhase)
 		s.Time(&c.spinDelayed)
 		s.Time(&c.spinDue)
+		s.Time(&c.spinReserved)
 		s.Key(uint64(c.spinPeriod))
 		s.Key(uint64(c.spinOcc))
 		c.sp.snapshot(s)

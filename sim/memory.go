@@ -235,9 +235,15 @@ func (m *Memory) distance(c *Core, mask uint64, r *region, far bool) Time {
 // first (waited for if in flight); a poll due after t waits, even when the
 // port is busy past its time, and so does one that would start while this
 // access holds the port: it is delayed behind it, and with it every later
-// poll of that spinner.
+// poll of that spinner. A poll an access went after keeps its place when it
+// runs (the spin's last poll runs for real). A poll due at the very
+// picosecond of a request goes first, an arbitration choice: the explicit
+// loop would order the two by event order.
 func (m *Memory) grant(c *Core, t, occ Time) Time {
 	s := max(t, m.busy)
+	if c.wait == waitSpin && c.spinReserved == t {
+		s = t // a suspended spinner's poll that earlier grants went after
+	}
 	for q := m.pollers &^ (1 << c.ID); q != 0; q &= q - 1 {
 		o := m.e.cores[bits.TrailingZeros64(q)]
 		next := o.spinPhase
@@ -253,6 +259,9 @@ func (m *Memory) grant(c *Core, t, occ Time) Time {
 				if s < w+o.spinOcc {
 					s = w + o.spinOcc
 				}
+				if w >= t {
+					o.spinReserved = w // if that poll runs, it starts at w
+				}
 				next = w + o.spinPeriod
 			}
 		}
@@ -260,7 +269,7 @@ func (m *Memory) grant(c *Core, t, occ Time) Time {
 			o.delayPolls(next, d)
 		}
 	}
-	m.busy = s + occ
+	m.busy = max(m.busy, s+occ)
 	return s
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -282,5 +283,79 @@ func TestPortServesAPushedBackPollInItsTurn(t *testing.T) {
 		if a, b := end(true), end(false); a != b {
 			t.Errorf("rmw %v: analytic spin ended at %v, explicit loop at %v", rmw, a, b)
 		}
+	}
+}
+
+// On uncached memory a suspended spinner's polls share the port with other
+// cores' accesses, first come, first served: an access that lands on a
+// poll delays it (and the wake-up due at it), a request made before a
+// pushed-back poll was due goes first, and the poll that ends the spin
+// starts where earlier grants left room for it. Over random traffic by a
+// bystander and random release times, SpinUntil and SpinCAS end exactly
+// when the explicit loops they stand for end (a load or a CAS, then the
+// loop body), and the bystander's accesses end at the same times too.
+// Clocks differ and the bystander waits at least a cycle between stores,
+// so that no two requests meet at one picosecond: at such a tie the
+// analytic spin serves its poll first, the explicit loop in event order.
+func TestSpinMatchesExplicitLoopUnderPortTraffic(t *testing.T) {
+	const other = ramBase + 64
+	run := func(seed uint64, rmw, analytic bool) (Time, Time) {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		release := Time(300+rng.IntN(3000)) * Nanosecond
+		loop := int64(5 + rng.IntN(40))
+		gaps := make([]int64, 60)
+		for i := range gaps {
+			gaps[i] = 1 + int64(rng.IntN(60))
+		}
+		hz := []int64{1_000_000_000, 997_000_000, 1_013_000_000}
+		n := 0
+		r := newRig(t, 3, true, func(c *CoreConfig) { c.Hz = hz[n]; n++ })
+		r.m.Poke(ramBase, 1)
+		var got, last Time
+		r.e.Spawn(r.e.Cores()[0], "spinner", func(p *Proc) {
+			switch {
+			case analytic && rmw:
+				p.SpinCAS(ramBase, 0, 7, loop)
+			case analytic:
+				p.SpinUntil(ramBase, loop, func(v uint64) bool { return v == 0 })
+			case rmw:
+				for {
+					if _, ok := p.CAS(ramBase, 0, 7); ok {
+						break
+					}
+					p.Compute(loop)
+				}
+			default:
+				for p.Load(ramBase) != 0 {
+					p.Compute(loop)
+				}
+			}
+			got = p.Now()
+		})
+		r.e.Spawn(r.e.Cores()[1], "holder", func(p *Proc) { p.Delay(release); p.Store(ramBase, 0) })
+		r.e.Spawn(r.e.Cores()[2], "bystander", func(p *Proc) {
+			for i, g := range gaps {
+				p.Compute(g)
+				p.Store(other, uint64(i))
+			}
+			last = p.Now()
+		})
+		r.run(t)
+		return got, last
+	}
+	bad := 0
+	for seed := range uint64(300) {
+		for _, rmw := range []bool{false, true} {
+			a, al := run(seed, rmw, true)
+			b, bl := run(seed, rmw, false)
+			if a != b || al != bl {
+				if bad++; bad <= 3 {
+					t.Errorf("seed %d, rmw %v: analytic spin ended at %d ps (bystander %d), explicit loop at %d ps (bystander %d)", seed, rmw, a, al, b, bl)
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of 600 runs differ", bad)
 	}
 }
