@@ -137,6 +137,8 @@ package labkit
 //	stamp-quote-empty        an empty shell word left unquoted                         labkit/nbexport/stamp.go:shellQuote                           nbexport TestStampRunTexts
 //	stamp-sweep-points       sweep points summed, not multiplied                       labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
 //	cli-cancel-exit          an interrupted run exits 1, not 130                       labkit/cmd/lab/main.go:run                                    lab TestInterruptedExitStatus130
+//	sim-port-late-first      a request goes after a pushed-back poll due later         sim/memory.go:Memory.grant                                    sim TestPortServesAPushedBackPollInItsTurn
+//	sim-poll-waits-twice     the spin's last poll waits again behind its gap           sim/memory.go:Memory.grant                                    sim TestSpinMatchesExplicitLoopUnderPortTraffic
 //	store-no-checksum        a result file is read without its checksum checked        labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
 //	store-trailing-quiet     trailing bytes are reported as a bare checksum mismatch   labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
 //	ledger-one-missing       a claim missing one of its means is judged on NaN         labkit/ledger/ledger.go:JudgeResults                          ledger TestOneFailedVariantIsNeverJudged
@@ -650,6 +652,14 @@ var mutants = []mutant{
 		old: "return exitInterrupted\n",
 		new: "return exitFail\n",
 		pkg: "./labkit/cmd/lab", test: "TestInterruptedExitStatus130"},
+	{name: "sim-port-late-first", file: "sim/memory.go",
+		old: `if due > t {`,
+		new: `if false && due > t {`,
+		pkg: "./sim", test: "TestPortServesAPushedBackPollInItsTurn"},
+	{name: "sim-poll-waits-twice", file: "sim/memory.go",
+		old: `if c.wait == waitSpin && c.spinReserved == t {`,
+		new: `if false && c.wait == waitSpin && c.spinReserved == t {`,
+		pkg: "./sim", test: "TestSpinMatchesExplicitLoopUnderPortTraffic"},
 	{name: "store-no-checksum", file: "labkit/store.go",
 		old: `if !bytes.Equal(sum[:], b[20:headerLen]) {`,
 		new: `if false && !bytes.Equal(sum[:], b[20:headerLen]) {`,
