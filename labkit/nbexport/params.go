@@ -154,7 +154,10 @@ func (p Param) goValue(raw string) (string, error) {
 	case "float64", "float32":
 		// Go has no literal for an infinity or NaN: the cell would not compile.
 		v, err := strconv.ParseFloat(raw, 64)
-		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		switch {
+		case err != nil:
+			return "", bad("a number")
+		case math.IsInf(v, 0) || math.IsNaN(v):
 			return "", bad("a finite number")
 		}
 		return strconv.FormatFloat(v, 'g', -1, 64), nil
