@@ -261,11 +261,7 @@ func TestPollsBeforeWFE(t *testing.T) {
 					}
 				}
 				var got sim.Time
-				r.e.Spawn(r.cores[0], "holder", func(p *sim.Proc) {
-					flags := linux.SpinLockIRQSave(p, l)
-					p.Delay(rel - p.Now())
-					linux.SpinUnlockIRQRestore(p, l, flags)
-				})
+				holdUntil(r, l, rel)
 				r.e.Spawn(r.cores[1], "waiter", func(p *sim.Proc) {
 					p.Delay(from)
 					flags := linux.SpinLockIRQSave(p, l)
@@ -327,11 +323,7 @@ func TestTieredWFEWakeupsBeforeSchedule(t *testing.T) {
 					t.Fatal(err)
 				}
 				var got sim.Time
-				r.e.Spawn(r.cores[0], "holder", func(p *sim.Proc) {
-					flags := linux.SpinLockIRQSave(p, l)
-					p.Delay(rel - p.Now())
-					linux.SpinUnlockIRQRestore(p, l, flags)
-				})
+				holdUntil(r, l, rel)
 				r.e.Spawn(r.cores[1], "waiter", func(p *sim.Proc) {
 					p.Delay(from)
 					l.Lock(p)
@@ -385,11 +377,7 @@ func TestRedundantSEVWakesEveryCore(t *testing.T) {
 				}
 				var cause sim.WakeCause
 				var woke sim.Time
-				r.e.Spawn(r.cores[0], "holder", func(p *sim.Proc) {
-					flags := linux.SpinLockIRQSave(p, l)
-					p.Delay(rel - p.Now())
-					linux.SpinUnlockIRQRestore(p, l, flags)
-				})
+				holdUntil(r, l, rel)
 				r.e.Spawn(r.cores[1], "bystander", func(p *sim.Proc) {
 					cause = p.WFE()
 					woke = p.Now()
@@ -492,11 +480,7 @@ func TestTieredRecheckAfterQueueing(t *testing.T) {
 				checks = append(checks, r.e.Now())
 			}
 		}
-		r.e.Spawn(r.cores[0], "holder", func(p *sim.Proc) {
-			flags := linux.SpinLockIRQSave(p, l)
-			p.Delay(rel - p.Now())
-			linux.SpinUnlockIRQRestore(p, l, flags)
-		})
+		holdUntil(r, l, rel)
 		r.e.Spawn(r.cores[1], "waiter", func(p *sim.Proc) {
 			p.Delay(from)
 			l.Lock(p)
@@ -545,4 +529,14 @@ func TestTieredRecheckAfterQueueing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// holdUntil has cpu0 take l at once, with interrupts masked, and release
+// it at rel.
+func holdUntil(r rig, l linux.Spinlock, rel sim.Time) {
+	r.e.Spawn(r.cores[0], "holder", func(p *sim.Proc) {
+		flags := linux.SpinLockIRQSave(p, l)
+		p.Delay(rel - p.Now())
+		linux.SpinUnlockIRQRestore(p, l, flags)
+	})
 }
