@@ -109,7 +109,7 @@ func (p *Proc) spin(st spinState, loop int64, try func() (uint64, bool)) uint64 
 // completed at done: polls repeat every (poll duration + loop body).
 func (c *Core) arm(ln *line, r *region, issued, done Time) {
 	c.spinPhase, c.spinPeriod = issued, max(done-issued+c.sp.loop, 1)
-	c.spinDelayed, c.spinDue = issued, issued
+	c.spinDelayed, c.spinDue, c.spinReserved = issued, issued, issued
 	ln.spinners |= 1 << c.ID
 	if r.Uncached {
 		c.spinOcc = r.Occupancy
