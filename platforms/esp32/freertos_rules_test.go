@@ -3,8 +3,9 @@ package esp32
 import (
 	"slices"
 	"strings"
-	"synclab/sim"
 	"testing"
+
+	"synclab/sim"
 )
 
 // A holder of two mutexes keeps the priority it inherited through one of
