@@ -105,6 +105,20 @@ func TestCalibrateRecoversKnownParameters(t *testing.T) {
 	}
 }
 
+// fitInt fits intFixture's n to measurements of y = slope * x at x = 1..4.
+func fitInt(t *testing.T, find func(string) (platforms.Experiment, error), slope float64) *Fit {
+	t.Helper()
+	var ms []Measurement
+	for _, x := range []float64{1, 2, 3, 4} {
+		ms = append(ms, Measurement{Experiment: "fixture-int", Variant: "v", Settings: fmt.Sprintf("x=%g", x), Metric: "y", Value: slope * x})
+	}
+	f, err := Calibrate(context.Background(), ms, find, CalibrateOptions{Fit: []string{"n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // An Integer parameter is fitted on whole numbers: measurements made with
 // n = 22.4 (no whole number fits exactly) give n = 22, the residuals at 22,
 // and an interval of whole numbers around it.
@@ -116,14 +130,7 @@ func TestCalibrateIntegerParameter(t *testing.T) {
 		}
 		return platforms.Experiment{}, fmt.Errorf("unknown experiment %q", name)
 	}
-	var ms []Measurement
-	for _, x := range []float64{1, 2, 3, 4} {
-		ms = append(ms, Measurement{Experiment: "fixture-int", Variant: "v", Settings: fmt.Sprintf("x=%g", x), Metric: "y", Value: 22.4 * x})
-	}
-	f, err := Calibrate(context.Background(), ms, find, CalibrateOptions{Fit: []string{"n"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fitInt(t, find, 22.4)
 	for _, n := range seen {
 		if n != math.Trunc(n) {
 			t.Fatalf("the model ran with n = %g: an Integer parameter must only be tried on whole numbers", n)
@@ -407,14 +414,7 @@ func TestRelResidual(t *testing.T) {
 func TestCalibrateIntegerIntervalWidened(t *testing.T) {
 	var seen []float64
 	find := func(string) (platforms.Experiment, error) { return intFixture(&seen), nil }
-	var ms []Measurement
-	for _, x := range []float64{1, 2, 3, 4} {
-		ms = append(ms, Measurement{Experiment: "fixture-int", Variant: "v", Settings: fmt.Sprintf("x=%g", x), Metric: "y", Value: 22.2 * x})
-	}
-	f, err := Calibrate(context.Background(), ms, find, CalibrateOptions{Fit: []string{"n"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fitInt(t, find, 22.2)
 	if p := f.Params["n"]; p.Value != 22 || p.Low != 21 || p.High != 23 {
 		t.Errorf("n = %g [%g, %g], want 22 [21, 23]", p.Value, p.Low, p.High)
 	}
@@ -453,14 +453,7 @@ func TestCalibrateNarrowIntegerParameter(t *testing.T) {
 		e.Params[0].Value, e.Params[0].Low, e.Params[0].High = 22, 20, 24
 		return e, nil
 	}
-	var ms []Measurement
-	for _, x := range []float64{1, 2, 3, 4} {
-		ms = append(ms, Measurement{Experiment: "fixture-int", Variant: "v", Settings: fmt.Sprintf("x=%g", x), Metric: "y", Value: 22.2 * x})
-	}
-	f, err := Calibrate(context.Background(), ms, find, CalibrateOptions{Fit: []string{"n"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fitInt(t, find, 22.2)
 	if p := f.Params["n"]; !p.Identifiable || p.Value != 22 || p.Low != 21 || p.High != 23 {
 		t.Errorf("n = %g [%g, %g] identifiable %v, want 22 [21, 23]", p.Value, p.Low, p.High, p.Identifiable)
 	}
