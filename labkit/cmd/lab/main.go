@@ -182,8 +182,12 @@ func flagValueError(fs *flag.FlagSet, err error) error {
 	if f == nil {
 		return err
 	}
+	g, ok := f.Value.(flag.Getter) // the flag package's own types, the only ones failing with "parse error"
+	if !ok {
+		return err
+	}
 	want := "a valid value"
-	switch f.Value.(flag.Getter).Get().(type) {
+	switch g.Get().(type) {
 	case int, int64:
 		want = "a whole number"
 	case uint, uint64:
