@@ -17,12 +17,17 @@ const fnPrefix = "synclab:fn:"
 // fn names a function of chartFuncs in an option.
 func fn(name string) types.FuncStr { return types.FuncStr(fnPrefix + name) }
 
-// numJS formats numbers in charts (labels, tooltips) like Num.
+// numJS formats numbers in charts (labels, tooltips, axes) like Num, except
+// that it writes numbers from 1e-9 to 0.001 out in decimals to 4 significant
+// digits (0.0005575, an axis tick 0.0001), where Num switches to scientific
+// notation: a chart's reader compares marks against ticks, which e-notation
+// hides.
 const numJS = `function (v) {
   if (v == null || isNaN(v)) return '-';
   if (typeof v !== 'number') return String(v);
   var a = Math.abs(v);
-  if (a !== 0 && (a < 1e-3 || a >= 1e15)) return v.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  if (a !== 0 && a < 1e-3 && a >= 1e-9) return v.toFixed(3 - Math.floor(Math.log10(a))).replace(/0+$/, '');
+  if (a !== 0 && (a < 1e-9 || a >= 1e15)) return v.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e');
   if (a >= 1000) return Math.round(v).toLocaleString('en-US');
   return String(+v.toPrecision(4));
 }`

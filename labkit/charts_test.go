@@ -2,16 +2,22 @@ package labkit
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"synclab/labkit/nbexport"
 	"synclab/platforms"
 )
 
@@ -264,8 +270,10 @@ func TestIntervalsClippedAndRepeats(t *testing.T) {
 			if iv, dots := intervals(t, c); len(iv) != 0 || dots != 8 {
 				t.Errorf("%s with 2 repeats: %d intervals and %d dots, want none and one dot per run (8)", c.Title, len(iv), dots)
 			}
-			if o := parseOption(t, c); !strings.Contains(o.Title.Subtext, "each run") {
-				t.Errorf("%s: subtitle %q does not say the dots are runs", c.Title, o.Title.Subtext)
+			// The interval's threshold is not the number of runs drawn.
+			const want = "mean of 2 runs; dots: each run (a 95% interval is drawn from 5 runs up)"
+			if o := parseOption(t, c); !strings.Contains(o.Title.Subtext, want) {
+				t.Errorf("%s: subtitle %q, want it to say %q", c.Title, o.Title.Subtext, want)
 			}
 		}
 	}
@@ -356,6 +364,55 @@ func TestOtherSeriesTakeColoursFromThePaletteEnd(t *testing.T) {
 	} {
 		if got := colorOf(tc.name); got != tc.want {
 			t.Errorf("colorOf(%s) = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestChartNumbersInChromium runs the charts' number format (numJS) in
+// Chromium: it writes what Num writes from 0.001 up, and below it decimals
+// instead of scientific notation, so that a log axis reads 0.0001 and a tiny
+// bar's label 0.0005575.
+func TestChartNumbersInChromium(t *testing.T) {
+	if nbexport.ChromiumPath() == "" {
+		if os.Getenv("SYNCLAB_E2E") != "" {
+			t.Fatal("SYNCLAB_E2E=1 but no chromium (scripts/setup.sh --test installs it)")
+		}
+		t.Skip("no chromium (scripts/setup.sh --test installs it)")
+	}
+	cases := []struct {
+		x    float64
+		want string
+	}{
+		{5.575e-4, "0.0005575"}, {-8.628e-4, "-0.0008628"}, {1e-4, "0.0001"}, {1e-6, "0.000001"},
+		{1.23456e-9, "0.000000001235"}, {5e-10, "5e-10"}, {0.001, "0.001"}, {0.003331, "0.003331"},
+		{2.304, "2.304"}, {19490, "19,490"}, {2e15, "2e15"}, {0, "0"},
+	}
+	xs := make([]string, len(cases))
+	for i, c := range cases {
+		xs[i] = strconv.FormatFloat(c.x, 'g', -1, 64)
+	}
+	page := filepath.Join(t.TempDir(), "num.html")
+	html := "<!DOCTYPE html><html><body><pre id=out></pre><script>var fns = {}; fns.num = " + numJS +
+		";\ndocument.getElementById('out').textContent = [" + strings.Join(xs, ",") + "].map(fns.num).join('|');</script></body></html>"
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, err := nbexport.RenderedDOM(context.Background(), page, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := strings.Cut(string(dom), `<pre id="out">`)
+	out, _, _ = strings.Cut(out, "</pre>")
+	got := strings.Split(out, "|")
+	if len(got) != len(cases) {
+		t.Fatalf("Chromium wrote %q, want %d numbers", out, len(cases))
+	}
+	for i, c := range cases {
+		if got[i] != c.want {
+			t.Errorf("numJS(%g) = %q, want %q", c.x, got[i], c.want)
+		}
+		if a := math.Abs(c.x); (a >= 1e-3 || a == 0) && got[i] != Num(c.x) {
+			t.Errorf("numJS(%g) = %q, Num writes %q", c.x, got[i], Num(c.x))
 		}
 	}
 }

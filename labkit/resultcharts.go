@@ -52,7 +52,7 @@ func repeatsNote(minN, maxN int, interval bool, better platforms.Better, what st
 	if !interval {
 		// The tables give a 95% interval from 2 runs; a chart draws one from
 		// MinRepeatsForCI, since fewer give bars too wide to read.
-		s = fmt.Sprintf("mean of %s; dots: each run (bars of the 95%% interval from %d runs)", runs, MinRepeatsForCI)
+		s = fmt.Sprintf("mean of %s; dots: each run (a 95%% interval is drawn from %d runs up)", runs, MinRepeatsForCI)
 		if maxN == 1 {
 			s = "one run each (no interval)"
 		}
