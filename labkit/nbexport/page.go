@@ -102,6 +102,7 @@ body.jp-Notebook { max-width: 1060px; margin: 0 auto; padding: 1.5em 1em 3em; }
 .synclab-data { font-size: .85em; margin: -.2em 0 1em; }
 .synclab-stamp { border-top: 1px solid #ddd; margin-top: 2em; font-size: .92em; }
 .synclab-stamp td code { white-space: normal; word-break: break-all; } /* hashes, not words */
+.jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; } /* a long printed line wraps at a space, not mid-word */
 @media print {
   @page { size: 300mm 424mm; margin: 12mm; } /* A-series proportions, wide enough for 960 px charts */
   body.jp-Notebook { max-width: none; padding: 0; }
