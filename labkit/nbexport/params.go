@@ -28,7 +28,8 @@ type Param struct {
 	Type string
 	// Value is the Go source of its value in the notebook.
 	Value string
-	// Doc is the comment on its line.
+	// Doc is the comment on its line, or else the comment just above
+	// it (on one line).
 	Doc string
 }
 
@@ -78,8 +79,11 @@ func parseParams(src string) ([]Param, error) {
 						p.Type = literalType(vs.Values[i], text)
 					}
 				}
-				if vs.Comment != nil {
+				switch {
+				case vs.Comment != nil:
 					p.Doc = strings.TrimSpace(vs.Comment.Text())
+				case vs.Doc != nil:
+					p.Doc = strings.Join(strings.Fields(vs.Doc.Text()), " ")
 				}
 				out = append(out, p)
 			}

@@ -41,7 +41,7 @@ func TestParseNotebook(t *testing.T) {
 }
 
 // TestLabNotebooks: the lab's notebooks parse, and each declares its
-// parameters in its first code cell, tagged parameters.
+// parameters in its first code cell, tagged parameters, each with a comment.
 func TestLabNotebooks(t *testing.T) {
 	nbs, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "*.ipynb"))
 	if err != nil || len(nbs) == 0 {
@@ -60,6 +60,11 @@ func TestLabNotebooks(t *testing.T) {
 		}
 		if nb.Title() == "" {
 			t.Errorf("%s: no title (# heading in the first markdown cell)", p)
+		}
+		for _, pa := range params {
+			if pa.Doc == "" {
+				t.Errorf("%s: parameter %s has no comment (a report's parameter table shows it as what the parameter is)", p, pa.Name)
+			}
 		}
 	}
 }
@@ -147,7 +152,7 @@ func TestSanitizeMarkdownCells(t *testing.T) {
 }
 
 func TestParameters(t *testing.T) {
-	src := "// Parameters\nvar (\n\tIterations = 1000000.0 // per task\n\tRepeats = 3\n\tName = \"x\"\n\tOn = true\n\tCs = []float64{0, 120}\n\tWin = [2]float64{5, 6}\n\tMHz float64 = 240\n\tf = math.Sqrt(2)\n)"
+	src := "// Parameters\nvar (\n\tIterations = 1000000.0 // per task\n\t// Seeds per\n\t// variant.\n\tRepeats = 3\n\tName = \"x\"\n\tOn = true\n\tCs = []float64{0, 120}\n\tWin = [2]float64{5, 6}\n\tMHz float64 = 240\n\tf = math.Sqrt(2)\n)"
 	nb := &Notebook{Cells: []Cell{{"cell_type": "markdown", "source": "# T"}, codeCell("p", src, []string{ParametersTag}), codeCell("c", "%%\nfmt.Println(Repeats)", nil)}}
 	at, ps, err := nb.Parameters()
 	if err != nil || at != 1 {
@@ -165,6 +170,9 @@ func TestParameters(t *testing.T) {
 	}
 	if ps[0].Doc != "per task" || ps[0].Value != "1000000.0" {
 		t.Errorf("Iterations: %+v", ps[0])
+	}
+	if ps[1].Doc != "Seeds per variant." || ps[2].Doc != "" {
+		t.Errorf("a comment above one parameter is its doc, on one line, and no other's: %q, %q", ps[1].Doc, ps[2].Doc)
 	}
 	bad := []struct{ key, value, wantErr string }{
 		{"Nope", "1", "no such parameter; the notebook's parameters: Iterations, Repeats"},
