@@ -18,7 +18,7 @@ export LAB_HOST LAB_PORT LAB_TOKEN
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 REPORTS   ?= reports
 
-.PHONY: help setup setup-test lab lab-cli test test-race test-fuzz test-board test-image test-slurm report clean-tools
+.PHONY: help setup setup-test lab lab-cli pgo test test-race test-fuzz test-board test-image test-slurm report clean-tools
 
 help:
 	@echo "make lab     install what is missing (once), then start Jupyter on notebooks/ ($(LAB_HOST):$(or $(LAB_PORT),8888 or the next free port), token auth)"
@@ -30,6 +30,7 @@ help:
 	@echo "make test-slurm  the README's Slurm script on a one-node Slurm cluster (root)"
 	@echo "make test-image  the Dockerfile built with buildah and run: a report and Jupyter (root)"
 	@echo "make report  export every notebook to $(REPORTS)/ as self-contained HTML"
+	@echo "make pgo     regenerate the CLI's profile for profile-guided optimization (labkit/cmd/lab/default.pgo)"
 
 setup:
 	@scripts/setup.sh
@@ -40,6 +41,15 @@ setup-test:
 # bin/lab, the CLI (`lab run`, `lab report`), on PATH inside the lab.
 lab-cli:
 	@go build -o bin/lab ./labkit/cmd/lab
+
+# labkit/cmd/lab/default.pgo is the CPU profile go build optimizes the CLI with (profile-guided
+# optimization: the compiler inlines the engine's hot calls; results are unchanged, bit for bit). It is
+# the detailed-engine benchmarks' profile; make pgo regenerates it after large changes to the engine.
+pgo:
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+		go test -run '^$$' -bench MutexDetailed -benchtime 10x -cpuprofile $$d/esp32.out -o $$d/esp32.test ./platforms/esp32/ && \
+		go test -run '^$$' -bench 'SpinlockWait|LockScaling' -benchtime 4x -cpuprofile $$d/rk3399.out -o $$d/rk3399.test ./platforms/rk3399/ && \
+		go tool pprof -proto $$d/esp32.out $$d/rk3399.out > labkit/cmd/lab/default.pgo
 
 lab: setup lab-cli
 	@scripts/lab.sh
