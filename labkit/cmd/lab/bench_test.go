@@ -53,6 +53,7 @@ func TestBenchRefusesBadInputFirst(t *testing.T) {
 	}{
 		{[]string{"-events", "0"}, "-events 0: want at least 1"},
 		{[]string{"-events", "-5"}, "-events -5"},
+		{[]string{"-peer-trials", "0"}, "-peer-trials 0: want at least 1"},
 		{[]string{"-sweep", "nosuch"}, `-sweep nosuch: unknown experiment "nosuch"`},
 		{[]string{"-sweep-set", "hz=7"}, "-sweep-set hz=7: experiment rk3399-spinlock-wait: parameter hz: value 7 not allowed"},
 		{[]string{"-sweep-set", "nokey=1"}, `"nokey"`},
