@@ -127,9 +127,10 @@ func TestStaticQueueBytes(t *testing.T) {
 
 // A dual-core IDF shares the PSRAM cache between the cores (low/high mode):
 // the first touch of a word fills its line from PSRAM, and a word the other
-// core wrote last is a hit, not a second fill.
+// core wrote last is a hit, not a second fill, of psram_hit_cycles (set
+// off its default here, so the test sees the parameter reach the cores).
 func TestPSRAMCacheShared(t *testing.T) {
-	cfg, err := ConfigFrom(nil)
+	cfg, err := ConfigFrom(map[string]float64{KeyPSRAMHit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestPSRAMCacheShared(t *testing.T) {
 	if err := e.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hit := sim.Clock{Hz: int64(cfg.CPUMHz) * 1_000_000}.Cycles(psramHitCycles)
+	hit := sim.Clock{Hz: int64(cfg.CPUMHz) * 1_000_000}.Cycles(3)
 	if fill != cfg.PSRAMLatency {
 		t.Errorf("first touch took %v, want the line fill %v", fill, cfg.PSRAMLatency)
 	}

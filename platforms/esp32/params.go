@@ -14,6 +14,7 @@ const (
 	KeySRAMLatency      = "sram_latency_cycles"
 	KeySRAMOccupancy    = "sram_occupancy_cycles"
 	KeyPSRAMLatency     = "psram_latency_ns"
+	KeyPSRAMHit         = "psram_hit_cycles"
 	KeySpinLoop         = "spin_loop_cycles"
 	KeySpinlockPair     = "spinlock_pair_cycles"
 	KeyIRQEntry         = "irq_entry_cycles"
@@ -60,6 +61,9 @@ func Params() platforms.Params {
 		{Key: KeyPSRAMLatency, Value: 1975, Unit: "ns", Prov: platforms.DERIVED, Min: 100, Max: 5000,
 			Source: "DERIVED: esp-idf v5.1 components/esp_psram/esp32/esp_psram_impl_quad.c sets the cache's QIO read: 8-bit command and 24-bit address on 4 lines (2 + 6 clocks), PSRAM_FAST_READ_QUAD_DUMMY + extra_dummy (5 + 1 at 40 MHz) + 1 dummy clocks, 32 data bytes (64 clocks): 79 clocks at CONFIG_SPIRAM_SPEED's default 40 MHz (components/esp_psram/esp32/Kconfig.spiram) = 1,975 ns (80 clocks, 1,000 ns, at 80 MHz)",
 			Doc:    "time to fill a 32-byte cache line from external SPI RAM"},
+		{Key: KeyPSRAMHit, Value: 1, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 20, Low: 1, High: 4,
+			Source: "ESP32 Technical Reference Manual (Espressif, v5.x), System and Memory: external RAM is reached through the flash/PSRAM MMU cache, whose hit time is not published; ~1 cycle assumed, as for internal SRAM",
+			Doc:    "latency of a load or store that hits in the PSRAM cache, from either core (both share one cache in IDF's low/high mode)"},
 		{Key: KeySpinLoop, Value: 10, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 2, Max: 200, Low: 6, High: 30,
 			Source: "esp-idf esp_hw_support/include/spinlock.h: retry loop of compare_and_set (WSR SCOMPARE1; S32C1I), no backoff; loop length not published",
 			Doc:    "period of one retry of the portMUX acquire loop"},
@@ -136,6 +140,7 @@ type Config struct {
 	// SRAM port, in picoseconds.
 	SRAMLatency, SRAMOccupancy sim.Time
 	PSRAMLatency               sim.Time
+	PSRAMHit                   int64 // cycles
 	// Cycle costs of kernel paths (see Params for each).
 	SpinLoop, SpinlockPair                       int64
 	IRQEntry, IRQExit                            int64
@@ -168,7 +173,7 @@ func ConfigFrom(values map[string]float64) (Config, error) {
 	return Config{
 		CPUMHz: mhz, TickHz: int(get(KeyTickHz)),
 		SRAMLatency: clk.Cycles(cyc(KeySRAMLatency)), SRAMOccupancy: clk.Cycles(cyc(KeySRAMOccupancy)),
-		PSRAMLatency: sim.Time(get(KeyPSRAMLatency) * float64(sim.Nanosecond)),
+		PSRAMLatency: sim.Time(get(KeyPSRAMLatency) * float64(sim.Nanosecond)), PSRAMHit: cyc(KeyPSRAMHit),
 		SpinLoop:     cyc(KeySpinLoop), SpinlockPair: cyc(KeySpinlockPair),
 		IRQEntry: cyc(KeyIRQEntry), IRQExit: cyc(KeyIRQExit),
 		CrosscoreTrigger: cyc(KeyCrosscoreTrigger), CrosscoreLatency: cyc(KeyCrosscoreLatency), CrossISR: cyc(KeyCrosscoreISR),

@@ -29,11 +29,6 @@ const (
 	PSRAMLine = 32
 )
 
-// psramHitCycles is the cost of a load or store that hits in the PSRAM
-// cache, from either core (ASSUME: not published; the only cached data
-// memory is PSRAM, see NewSoC).
-const psramHitCycles = 1
-
 // SoC is the hardware: two LX6 cores, internal SRAM behind one shared port,
 // PSRAM behind the cache the two cores share, and the crosscore interrupt
 // fabric.
@@ -62,7 +57,7 @@ func NewSoC(e *sim.Engine, cfg Config) (*SoC, error) {
 			ExecMW: cfg.ExecMW, SpinMW: cfg.ExecMW, WFEMW: cfg.WFIMW, WFIMW: cfg.WFIMW,
 			IRQEntry: cfg.IRQEntry, IRQExit: cfg.IRQExit,
 			// waiti: the core wakes within a few cycles of the interrupt (ASSUME, folded in irq_entry_cycles)
-			WakeCycles: 0, HitCycles: psramHitCycles,
+			WakeCycles: 0, HitCycles: cfg.PSRAMHit, // the only cached data memory is PSRAM
 			// The level-1 dispatcher takes the highest-numbered pending
 			// interrupt first (CODE: esp-idf v5.1 components/freertos/FreeRTOS-Kernel/portable/xtensa/xtensa_vectors.S,
 			// dispatch_c_isr: find_ms_setbit a3, a4, a3, 0).
@@ -86,13 +81,13 @@ func NewSoC(e *sim.Engine, cfg Config) (*SoC, error) {
 	// the other core touched last is therefore a hit for this one too:
 	// only the first touch fills it from PSRAM (the region's latency). A
 	// hit through the other CPU's cache costs the core's own hit time
-	// (HitCycles, ASSUME: not published).
+	// (psram_hit_cycles).
 	// The granule is one 8-byte word: internal SRAM has no lines at all
 	// (a spinner is woken only by a write to its own word, as a real
 	// polling loop only sees its own word change), and a shared cache has
 	// no false sharing, so the PSRAM cache's 32-byte lines are not
 	// modelled as a sharing unit.
-	hit := sim.Clock{Hz: hz}.Cycles(psramHitCycles)
+	hit := sim.Clock{Hz: hz}.Cycles(cfg.PSRAMHit)
 	m, err := e.NewMemory(sim.Coherence{LineSize: 8, SameCluster: hit, OtherCluster: hit})
 	if err != nil {
 		return nil, err
