@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -66,5 +69,36 @@ func TestBenchRefusesBadInputFirst(t *testing.T) {
 			t.Errorf("lab bench %s: exit %d, stdout %q, stderr %q; want exit %d naming %q and no figures",
 				strings.Join(tc.args, " "), code, out, stderr, exitUsage, tc.want)
 		}
+	}
+}
+
+// bestOf times every side in turn, round after round, and keeps each
+// side's best time; a side that fails is noted once, not timed again, and
+// gives no figure.
+func TestBestOfAlternatesAndKeepsTheBest(t *testing.T) {
+	var calls []string
+	scripted := func(key string, walls ...float64) timing {
+		i := 0
+		return timing{key, func() (float64, error) {
+			calls = append(calls, key)
+			w := walls[i]
+			i++
+			if w < 0 {
+				return 0, errors.New("crashed")
+			}
+			return w, nil
+		}}
+	}
+	var notes []string
+	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
+	best := bestOf(3, []timing{scripted("synclab", 6, 5, 7), scripted("peer", 8, 4, 9), scripted("flaky", 1, -1, 1)}, note)
+	if want := map[string]float64{"synclab": 5, "peer": 4}; !maps.Equal(best, want) {
+		t.Errorf("best %v, want %v (the least of each side, none for the side that failed)", best, want)
+	}
+	if want := "synclab peer flaky synclab peer flaky synclab peer"; strings.Join(calls, " ") != want {
+		t.Errorf("timed in the order %q, want %q (in turn, the failed side dropped)", strings.Join(calls, " "), want)
+	}
+	if len(notes) != 1 || notes[0] != "flaky: crashed" {
+		t.Errorf("notes %q, want one naming the failed side", notes)
 	}
 }
