@@ -1,6 +1,8 @@
 package synclab
 
 import (
+	"bytes"
+	"go/format"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,6 +41,38 @@ func TestEmbedCoversEverySource(t *testing.T) {
 	})
 	if err != nil || n < 50 {
 		t.Fatalf("walked %d sources: %v", n, err)
+	}
+}
+
+// Every Go file is as gofmt writes it (tests and test data included), so a
+// diff shows changes, not layout.
+func TestSourcesAreGofmted(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		n++
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if out, err := format.Source(src); err != nil || !bytes.Equal(out, src) {
+			t.Errorf("%s: not gofmt'ed (%v): run gofmt -w %s", p, err, p)
+		}
+		return nil
+	})
+	if err != nil || n < 100 {
+		t.Fatalf("walked %d Go files: %v", n, err)
 	}
 }
 

@@ -174,7 +174,7 @@ func ConfigFrom(values map[string]float64) (Config, error) {
 		CPUMHz: mhz, TickHz: int(get(KeyTickHz)),
 		SRAMLatency: clk.Cycles(cyc(KeySRAMLatency)), SRAMOccupancy: clk.Cycles(cyc(KeySRAMOccupancy)),
 		PSRAMLatency: sim.Time(get(KeyPSRAMLatency) * float64(sim.Nanosecond)), PSRAMHit: cyc(KeyPSRAMHit),
-		SpinLoop:     cyc(KeySpinLoop), SpinlockPair: cyc(KeySpinlockPair),
+		SpinLoop: cyc(KeySpinLoop), SpinlockPair: cyc(KeySpinlockPair),
 		IRQEntry: cyc(KeyIRQEntry), IRQExit: cyc(KeyIRQExit),
 		CrosscoreTrigger: cyc(KeyCrosscoreTrigger), CrosscoreLatency: cyc(KeyCrosscoreLatency), CrossISR: cyc(KeyCrosscoreISR),
 		SwitchSelect: cyc(KeySwitchSelect), SwitchSave: cyc(KeySwitchSave),
