@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -333,15 +334,24 @@ func outputText(c Cell) string {
 }
 
 // TestDistinctive: the stamp tells an experiment's definitions apart by
-// the values that differ between them, beside those the notebook set.
+// what differs from its usual values (the most frequent, the earliest of
+// equals), and shows what the notebook set for one run only once.
 func TestDistinctive(t *testing.T) {
 	recs := []RunRecord{
 		{Experiment: "a", Params: map[string]float64{"x": 1, "y": 2, "z": 3}, Set: map[string]float64{"z": 3}},
 		{Experiment: "a", Params: map[string]float64{"x": 1, "y": 5, "z": 3}},
-		{Experiment: "b", Params: map[string]float64{"x": 9}},
+		{Experiment: "a", Params: map[string]float64{"x": 1, "y": 5, "z": 4}},
+		{Experiment: "b", Params: map[string]float64{"x": 9}, Set: map[string]float64{"x": 9}},
+		{Experiment: "c", Params: map[string]float64{"x": 1, "y": 7}},
+		{Experiment: "c", Params: map[string]float64{"x": 2, "y": 7}},
 	}
-	for i, want := range []string{"y=2, z=3", "y=5", ""} {
-		if got := floatSettings(distinctive(recs[i], recs)); got != want {
+	usual := usualValues(recs)
+	want := map[string]map[string]float64{"a": {"y": 5, "z": 3}, "c": {"x": 1}}
+	if !reflect.DeepEqual(usual, want) {
+		t.Errorf("usual values %v, want %v (x never differs in a; b ran once)", usual, want)
+	}
+	for i, want := range []string{"y=2", "usual values", "z=4", "x=9", "usual values", "x=2"} {
+		if got := distinctive(recs[i], usual[recs[i].Experiment]); got != want {
 			t.Errorf("record %d: %q, want %q", i, got, want)
 		}
 	}

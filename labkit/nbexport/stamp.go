@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -221,14 +222,19 @@ func stampHTML(ri reportInfo) string {
 	if len(ri.records) == 0 {
 		b.WriteString("<p>The notebook ran no experiment through labkit.RunWith.</p>\n")
 	} else {
-		b.WriteString(`<table class="synclab"><caption>Experiments run (each definition hash names one result in data/results)</caption><thead><tr><th>experiment</th><th>platform</th><th>variants</th><th>sweep</th><th>repeats</th><th>seed</th><th>values set (and those that differ between its definitions)</th><th>definition hash</th><th>runs</th></tr></thead><tbody>`)
+		b.WriteString(`<table class="synclab"><caption>Experiments run (each definition hash names one result in data/results)</caption><thead><tr><th>experiment</th><th>platform</th><th>variants</th><th>sweep</th><th>repeats</th><th>seed</th><th>values set (for an experiment run in several definitions: those unlike its usual values, listed under the table)</th><th>definition hash</th><th>runs</th></tr></thead><tbody>`)
+		usual := usualValues(ri.records)
 		for _, r := range ri.records {
 			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td><code>%s</code></td><td>%s</td></tr>",
 				html.EscapeString(r.Experiment), html.EscapeString(r.Platform), html.EscapeString(strings.Join(r.Variants, ", ")),
-				html.EscapeString(sweepText(r.Sweep)), r.Repeats, r.Seed, html.EscapeString(floatSettings(distinctive(r, ri.records))), html.EscapeString(r.Hash),
+				html.EscapeString(sweepText(r.Sweep)), r.Repeats, r.Seed, html.EscapeString(distinctive(r, usual[r.Experiment])), html.EscapeString(r.Hash),
 				html.EscapeString(strings.Trim(runsText(r), "()")+noteText(r)))
 		}
 		b.WriteString("</tbody></table>\n")
+		for _, name := range slices.Sorted(maps.Keys(usual)) {
+			fmt.Fprintf(&b, "<p>Usual values of <code>%s</code> (its rows above list those that differ): %s.</p>\n",
+				html.EscapeString(name), html.EscapeString(floatSettings(usual[name])))
+		}
 		for _, r := range ri.records {
 			fmt.Fprintf(&b, "<details><summary>Every parameter of <code>%s</code> (%s)</summary><p>%s</p></details>\n",
 				html.EscapeString(r.Experiment), html.EscapeString(r.Hash), html.EscapeString(floatSettings(r.Params)))
@@ -238,25 +244,74 @@ func stampHTML(ri reportInfo) string {
 	return b.String()
 }
 
-// distinctive returns the values a record's notebook set, and those of
-// the parameters whose values differ between the records of the same
-// experiment: what tells its definitions apart.
-func distinctive(r RunRecord, all []RunRecord) map[string]float64 {
-	out := map[string]float64{}
-	for k, v := range r.Set {
-		out[k] = v
+// usualValues returns, for each experiment that several records ran, the
+// usual value of every parameter that a notebook set or that differs
+// between them: the most frequent one, the earliest record's among equals.
+// A row then lists only what sets its definition apart.
+func usualValues(records []RunRecord) map[string]map[string]float64 {
+	byExp := map[string][]RunRecord{}
+	for _, r := range records {
+		byExp[r.Experiment] = append(byExp[r.Experiment], r)
 	}
-	for _, o := range all {
-		if o.Experiment != r.Experiment {
+	out := map[string]map[string]float64{}
+	for name, rs := range byExp {
+		if len(rs) < 2 {
 			continue
 		}
-		for k, v := range o.Params {
-			if rv, ok := r.Params[k]; ok && rv != v {
-				out[k] = rv
+		keys := map[string]bool{}
+		for _, r := range rs {
+			for k := range r.Set {
+				keys[k] = true
+			}
+			for k, v := range r.Params {
+				if v0, ok := rs[0].Params[k]; !ok || v0 != v {
+					keys[k] = true
+				}
 			}
 		}
+		if len(keys) == 0 {
+			continue
+		}
+		u := map[string]float64{}
+		for k := range keys {
+			count := map[float64]int{}
+			var order []float64 // values in the order records first have them
+			for _, r := range rs {
+				if v, ok := r.Params[k]; ok {
+					if count[v] == 0 {
+						order = append(order, v)
+					}
+					count[v]++
+				}
+			}
+			for i, v := range order {
+				if i == 0 || count[v] > count[u[k]] {
+					u[k] = v
+				}
+			}
+		}
+		out[name] = u
 	}
 	return out
+}
+
+// distinctive renders what sets a record's definition apart: the values
+// its notebook set or, when its experiment has usual values, the values
+// unlike those ("usual values" when none is).
+func distinctive(r RunRecord, usual map[string]float64) string {
+	if usual == nil {
+		return floatSettings(r.Set)
+	}
+	diff := map[string]float64{}
+	for k, u := range usual {
+		if v, ok := r.Params[k]; ok && v != u {
+			diff[k] = v
+		}
+	}
+	if len(diff) == 0 {
+		return "usual values"
+	}
+	return floatSettings(diff)
 }
 
 func noteText(r RunRecord) string {
