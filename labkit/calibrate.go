@@ -487,7 +487,7 @@ func (f *Fit) FitTable() Table {
 		case "accepted":
 			note = strings.TrimPrefix(note+"; at the end of its accepted range: the data want it further", "; ")
 		}
-		t.Rows = append(t.Rows, []string{k, Num(p.Start), Num(p.Value) + " " + p.Unit, iv,
+		t.Rows = append(t.Rows, []string{k, Num(p.Start), Num(p.Value) + " " + ShowUnit(p.Unit), iv,
 			Num(p.PlausibleLow) + " – " + Num(p.PlausibleHigh), Num(p.Min) + " – " + Num(p.Max), note})
 	}
 	return t

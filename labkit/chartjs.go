@@ -113,7 +113,7 @@ const ganttJS = `function (params, api) {
   return r && {type: 'rect', shape: r, style: {fill: api.visual('color')}};
 }`
 
-const ganttTooltipJS = `function (p) { return p.seriesName + ' (' + p.name + '): ' + p.value[0].toFixed(3) + ' - ' + p.value[1].toFixed(3) + ' us'; }`
+const ganttTooltipJS = `function (p) { return p.seriesName + ' (' + p.name + '): ' + p.value[0].toFixed(3) + ' - ' + p.value[1].toFixed(3) + ' µs'; }`
 
 // chartFuncs are the functions options name with fn.
 var chartFuncs = map[string]string{

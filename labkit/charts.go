@@ -225,7 +225,7 @@ func yAxis(unit string, values []float64) opts.YAxis {
 	if useLog(values) {
 		t = "log"
 	}
-	return opts.YAxis{Name: unit, Type: t, Scale: opts.Bool(t == "value"), NameGap: 12,
+	return opts.YAxis{Name: ShowUnit(unit), Type: t, Scale: opts.Bool(t == "value"), NameGap: 12,
 		AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}
 }
 
@@ -233,7 +233,7 @@ func yAxis(unit string, values []float64) opts.YAxis {
 // middle so that no name is cut at the chart's edge.
 func xAxis(name string, xs []float64) opts.XAxis {
 	kind := axisKind(xs)
-	ax := opts.XAxis{Name: name, Type: kind, NameLocation: "middle", NameGap: 28}
+	ax := opts.XAxis{Name: ShowUnit(name), Type: kind, NameLocation: "middle", NameGap: 28}
 	switch kind {
 	case "category":
 		cats := make([]string, len(xs))

@@ -3,6 +3,7 @@ package labkit
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -98,6 +99,23 @@ var siPrefixes = map[int]string{-3: "n", -2: "µ", -1: "m", 0: "", 1: "k", 2: "M
 // siBases are the units Quantity rescales.
 var siBases = []string{"s", "W", "J", "Hz", "B"}
 
+// asciiMicro finds the micro prefix written as u in an SI unit ("us",
+// "uJ / op", "time (us)"), not inside a word or a key ("bus",
+// "max_wait_us").
+var asciiMicro = regexp.MustCompile(`\bu(s|W|J|Hz|B)\b`)
+
+// ShowUnit returns a unit, or a label that ends with one, as a reader sees
+// it: metric and parameter definitions write micro as u (ASCII, like their
+// keys), reports write µ, as Quantity does ("us" -> "µs", "energy (uJ)" ->
+// "energy (µJ)"). Tables, charts and their titles show units through it, so
+// one report never says both.
+func ShowUnit(unit string) string {
+	if !strings.Contains(unit, "u") {
+		return unit
+	}
+	return asciiMicro.ReplaceAllString(unit, "µ$1")
+}
+
 // Quantity formats a value with its unit, moving an SI unit (s, W, J, Hz, B,
 // with or without a prefix: ms, us, µs, ns, mW, uJ, MHz...) to the prefix
 // that gives 1 to 999 ("0.0033 ms" -> "3.3 µs", "2,277 mW" -> "2.277 W");
@@ -109,7 +127,7 @@ func Quantity(x float64, unit string) string {
 		if unit == "" {
 			return Num(x)
 		}
-		return Num(x) + " " + unit
+		return Num(x) + " " + ShowUnit(unit)
 	}
 	v := x * scale
 	p := int(math.Floor(math.Log10(math.Abs(v)) / 3))
@@ -137,7 +155,7 @@ func rowUnit(unit string, xs ...float64) (factor float64, shown string) {
 		}
 	}
 	if !ok || small >= 1e-3 {
-		return 1, unit
+		return 1, ShowUnit(unit)
 	}
 	p := int(math.Round(math.Log10(scale) / 3))
 	factor = 1

@@ -47,11 +47,25 @@ func TestQuantity(t *testing.T) {
 	}{
 		{0.0033, "ms", "3.3 µs"}, {2.29, "ms", "2.29 ms"}, {2277, "mW", "2.277 W"}, {410, "mW", "410 mW"},
 		{41811, "ops/s", "41,811 ops/s"}, {0.99996, "s", "1 s"}, {999.96, "us", "1 ms"}, {1800, "MHz", "1.8 GHz"},
-		{12, "", "12"}, {0, "ms", "0 ms"}, {5e-13, "s", "5e-4 ns"},
+		{12, "", "12"}, {0, "ms", "0 ms"}, {5e-13, "s", "5e-4 ns"}, {0, "us", "0 µs"}, {54.4, "uJ / op", "54.4 µJ / op"},
 	}
 	for _, tc := range tests {
 		if got := Quantity(tc.x, tc.unit); got != tc.want {
 			t.Errorf("Quantity(%g, %q) = %q, want %q", tc.x, tc.unit, got, tc.want)
+		}
+	}
+}
+
+// Units reach readers with micro as µ, whether a definition wrote u or µ,
+// and nothing else changes: not keys, not words, not other prefixes.
+func TestShowUnit(t *testing.T) {
+	for in, want := range map[string]string{
+		"us": "µs", "uJ": "µJ", "uW/MHz/V^2": "µW/MHz/V^2", "time (us)": "time (µs)", "energy / op (uJ)": "energy / op (µJ)",
+		"µs": "µs", "ns": "ns", "ms": "ms", "bus": "bus", "max_wait_us": "max_wait_us", "cs_us (us)": "cs_us (µs)",
+		"ops/s": "ops/s", "": "", "unit": "unit", "u": "u",
+	} {
+		if got := ShowUnit(in); got != want {
+			t.Errorf("ShowUnit(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -69,6 +83,7 @@ func TestRowUnit(t *testing.T) {
 		{"s", []float64{1e-15}, 1e9, "ns"},                   // nothing below n
 		{"%", []float64{1e-5}, 1, "%"},                       // not an SI unit
 		{"ops/s", []float64{1e-4}, 1, "ops/s"},
+		{"us", []float64{3.3, 0.5}, 1, "µs"}, // readable, shown with µ
 	}
 	for _, tc := range tests {
 		f, u := rowUnit(tc.unit, tc.xs...)

@@ -273,7 +273,7 @@ func Histogram(title, unit string, series map[string][]float64, bins int) *Chart
 	}
 	bar := charts.NewBar()
 	ax := categoryAxis()
-	ax.Name, ax.NameLocation, ax.NameGap = "bin centre ("+unit+")", "middle", 28
+	ax.Name, ax.NameLocation, ax.NameGap = "bin centre ("+ShowUnit(unit)+")", "middle", 28
 	ax.AxisLabel.Interval = ""
 	bar.SetGlobalOptions(append(layout{title: title, subtitle: "fraction of each series' samples per bin", height: chartHeight,
 		legend: names, bottom: 64}.globals(), charts.WithXAxisOpts(ax), charts.WithYAxisOpts(yAxis("fraction", nil)))...)
@@ -291,6 +291,7 @@ func Histogram(title, unit string, series map[string][]float64, bins int) *Chart
 // CDF plots the empirical cumulative distribution of samples per series
 // (at most 201 points each: the 0, 0.5, ..., 100th percentiles).
 func CDF(title, unit string, series map[string][]float64) *Chart {
+	unit = ShowUnit(unit)
 	names := sortedKeys(series)
 	var pooled []float64
 	for _, n := range names {
@@ -383,7 +384,7 @@ func Tornado(title, unit string, bars []TornadoBar) *Chart {
 	// XYReversal moves the categories to the y axis, not the axis options.
 	bar.SetGlobalOptions(append(layout{title: title, subtitle: "change from the baseline with each ASSUME parameter at the Low / High end of its plausible range",
 		height: height, legend: []string{low.Name, high.Name}, bottom: 64}.globals(),
-		charts.WithXAxisOpts(opts.XAxis{Name: unit, Type: "value", NameLocation: "middle", NameGap: 28,
+		charts.WithXAxisOpts(opts.XAxis{Name: ShowUnit(unit), Type: "value", NameLocation: "middle", NameGap: 28,
 			AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0"}}))...)
 	bar.SetXAxis(names) // Validate puts it on the y axis (XYReversal)

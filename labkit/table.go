@@ -310,7 +310,7 @@ func metricLabel(m platforms.Metric) string {
 	if m.Unit == "" {
 		return m.Name
 	}
-	return m.Name + " (" + m.Unit + ")"
+	return m.Name + " (" + ShowUnit(m.Unit) + ")"
 }
 
 // FailuresTable lists the failed runs of r: variant, swept values, repeat,
@@ -396,7 +396,7 @@ func ParamsTable(title string, ps platforms.Params) Table {
 		if p.Prov == platforms.ASSUME {
 			plausible = Num(p.Low) + " – " + Num(p.High)
 		}
-		t.Rows = append(t.Rows, []string{p.Key, Num(p.Value), p.Unit, string(p.Prov), accepted, plausible, p.Doc, p.Source})
+		t.Rows = append(t.Rows, []string{p.Key, Num(p.Value), ShowUnit(p.Unit), string(p.Prov), accepted, plausible, p.Doc, p.Source})
 	}
 	return t
 }

@@ -69,7 +69,7 @@ func Timeline(title string, tr *sim.Trace) *Chart {
 	c.SetGlobalOptions(append(layout{title: title, height: height, legend: labels, legendTop: true, bottom: 80,
 		subtitle: "one lane per core and kind (" + strings.Join(kinds, ", ") + "); drag the slider under the chart or scroll on it to zoom"}.globals(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: fn("ganttTooltip")}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "time (us)", Type: "value", Scale: opts.Bool(true), NameLocation: "middle", NameGap: 26,
+		charts.WithXAxisOpts(opts.XAxis{Name: "time (µs)", Type: "value", Scale: opts.Bool(true), NameLocation: "middle", NameGap: 26,
 			AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: 0}, opts.DataZoom{Type: "inside", XAxisIndex: 0}))...)

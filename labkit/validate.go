@@ -181,7 +181,7 @@ func ValidationTable(vs []Verdict) Table {
 		if !v.Independent {
 			ind = "no (set from it: " + strings.Join(v.SetFrom, ", ") + ")"
 		}
-		t.Rows = append(t.Rows, []string{v.ID, v.Quantity, Num(v.Published) + " " + v.Unit, Num(v.Model) + " " + v.Unit,
+		t.Rows = append(t.Rows, []string{v.ID, v.Quantity, Num(v.Published) + " " + ShowUnit(v.Unit), Num(v.Model) + " " + ShowUnit(v.Unit),
 			tol, ind, v.Verdict, v.Source.String()})
 	}
 	return t
@@ -221,7 +221,7 @@ const (
 		"an upper bound the vendor wrote down, not one its chips are checked against; the model must stay at or below it; no further tolerance"
 	tolWake = "the release falls at a uniformly random phase of the period (the holder holds U[0, 20 ms], a whole number of periods), " +
 		"so the mean wait is half a period; 400 rounds give a sampling error of about 3% of it, and the tick handler's " +
-		"work and the wake path add a few us: ±10%"
+		"work and the wake path add a few µs: ±10%"
 )
 
 var checks = []Check{
@@ -320,7 +320,7 @@ var checks = []Check{
 	wfiCheck(1000, 500),
 	{
 		ID: "wfe-event-stream", Quantity: "release to acquisition when every wake-up event is lost: a WFE waiter wakes only on the event stream",
-		Unit: "us", Source: Source{Title: "arch_timer_evtstrm_enable: ARCH_TIMER_EVT_STREAM_PERIOD_US = 100, rounded to a power of two of the 24 MHz counter (2048 ticks = 85.3 us)",
+		Unit: "us", Source: Source{Title: "arch_timer_evtstrm_enable: ARCH_TIMER_EVT_STREAM_PERIOD_US = 100, rounded to a power of two of the 24 MHz counter (2048 ticks = 85.3 µs)",
 			Where: "torvalds/linux drivers/clocksource/arm_arch_timer.c; arch/arm64/boot/dts/rockchip/rk3399.dtsi", Date: "v5.10, 2020-12"},
 		Kind: Derived, Published: 85.333 / 2,
 		Tolerance:   Tolerance{Rel: 0.1, Reason: tolWake},

@@ -98,7 +98,7 @@ var armJudges = map[string]judge{
 		pE, pI := r.mean("rk-main", "wfe", 0, "power_mw"), r.mean("rk-main", "wfi", 0, "power_mw")
 		tE, tI := r.mean("rk-main", "wfe", 0, "throughput_ops_s"), r.mean("rk-main", "wfi", 0, "throughput_ops_s")
 		eE, eI := 1000*pE/tE, 1000*pI/tI // uJ per critical section
-		mag := fmt.Sprintf("WFI %+.0f%% power (%s vs %s mW; article %+.1f%%); energy per critical section %s uJ with WFI, %s WFE's %s uJ",
+		mag := fmt.Sprintf("WFI %+.0f%% power (%s vs %s mW; article %+.1f%%); energy per critical section %s µJ with WFI, %s WFE's %s µJ",
 			pct(pI, pE), num(pI), num(pE), pct(r.value("wfi"), r.value("wfe")), num(eI), vs(eI, eE), num(eE))
 		if pI > pE {
 			return Holds, mag, "WFI draws more power here"
@@ -135,7 +135,7 @@ var armJudges = map[string]judge{
 	"arm-unlock-sev": func(r *runs) (Verdict, string, string) {
 		w := func(lock, lose int) float64 { return sevWait(r, lock, lose) }
 		q, t32, t64, lost32, lostQ, lost64 := w(0, 0), w(1, 0), w(4, 0), w(1, 1), w(0, 1), w(4, 1)
-		mag := fmt.Sprintf("mean wait without SEV: arm64 qspinlock %s us, arm64 ticket %s us; arm32 ticket with its SEV %s us, with every SEV lost %s us (%s); arm64 locks with every SEV lost (same seeds): %s and %s us",
+		mag := fmt.Sprintf("mean wait without SEV: arm64 qspinlock %s µs, arm64 ticket %s µs; arm32 ticket with its SEV %s µs, with every SEV lost %s µs (%s); arm64 locks with every SEV lost (same seeds): %s and %s µs",
 			num(q), num(t64), num(t32), num(lost32), vs(lost32, t32), num(lostQ), num(lost64))
 		noSEV := q <= 1.1*t32 && t64 <= 1.1*t32
 		plain := lost32 >= 2*t32
@@ -152,7 +152,7 @@ var armJudges = map[string]judge{
 	"arm-adaptive": func(r *runs) (Verdict, string, string) {
 		pA, pR, pW := r.mean("rk-main", "adaptive", 0, "power_mw"), r.mean("rk-main", "relax", 0, "power_mw"), r.mean("rk-main", "wfe", 0, "power_mw")
 		wA, wW := 1000*r.mean("rk-main", "adaptive", 0, "avg_lock_wait_ms"), 1000*r.mean("rk-main", "wfe", 0, "avg_lock_wait_ms")
-		mag := fmt.Sprintf("power: adaptive %s mW, busy polling %s mW, WFE %s mW; mean wait adaptive %s us, WFE %s us (%s)", num(pA), num(pR), num(pW), num(wA), num(wW), vs(wA, wW))
+		mag := fmt.Sprintf("power: adaptive %s mW, busy polling %s mW, WFE %s mW; mean wait adaptive %s µs, WFE %s µs (%s)", num(pA), num(pR), num(pW), num(wA), num(wW), vs(wA, wW))
 		switch {
 		case pA < pR && wA >= 0.9*wW:
 			return Partly, mag, "WFE saves power against polling, but the spin phase buys no latency: WFE already wakes one line transfer after the release"
@@ -174,13 +174,13 @@ var armJudges = map[string]judge{
 		if hang != "" {
 			fate = "WFE hangs"
 		}
-		mag := fmt.Sprintf("defaults: WFET %s us, WFE %s us; 10%% of wake-ups lost, no event stream: %s, WFET waits %s us; with the stream: WFE %s us, WFET %s us (timeout %g us)",
+		mag := fmt.Sprintf("defaults: WFET %s µs, WFE %s µs; 10%% of wake-ups lost, no event stream: %s, WFET waits %s µs; with the stream: WFE %s µs, WFET %s µs (timeout %g µs)",
 			num(t), num(d), fate, num(tOff), num(eOn), num(tOn), r.param("rk-wfet", "wfet_us"))
 		switch {
 		case t > 1.1*d:
 			return Contradicted, mag, "WFET makes the lossless wait longer"
 		case hang != "" && within(tOn, eOn, 2):
-			return Partly, mag, "the timeout matters only where nothing else bounds a WFE sleep: the event stream, on by default on arm64 Linux, already wakes every WFE each 85.3 us; and the RK3399 (ARMv8.0) has no WFET"
+			return Partly, mag, "the timeout matters only where nothing else bounds a WFE sleep: the event stream, on by default on arm64 Linux, already wakes every WFE each 85.3 µs; and the RK3399 (ARMv8.0) has no WFET"
 		case hang != "":
 			return Holds, mag, "WFET bounds every sleep, with or without the event stream"
 		}
@@ -199,7 +199,7 @@ var armJudges = map[string]judge{
 		case hang0 != "":
 			off = "hangs without it, completes with it"
 		}
-		mag := fmt.Sprintf("arm32 ticket lock, %.0f%% of SEVs lost: mean wait %s us (%s the lossless %s us), %s us with the redundant SEV (%.0f%% less); without the event stream the run %s; the arm64 locks' waits with every SEV lost: %s and %s us (lossless %s and %s)",
+		mag := fmt.Sprintf("arm32 ticket lock, %.0f%% of SEVs lost: mean wait %s µs (%s the lossless %s µs), %s µs with the redundant SEV (%.0f%% less); without the event stream the run %s; the arm64 locks' waits with every SEV lost: %s and %s µs (lossless %s and %s)",
 			100*r.param("rk-lost-sev", "lose_sev"), num(on0), vs(on0, clean), num(clean), num(on1), -pct(on1, on0), off, num(sev(0, 1)), num(sev(4, 1)), num(sev(0, 0)), num(sev(4, 0)))
 		switch {
 		case on1 < on0 && hang1 == "":
@@ -231,20 +231,20 @@ var armJudges = map[string]judge{
 		thrA, thrT := m("adaptive", hi, "throughput_ops_s"), m("tiered", hi, "throughput_ops_s")
 		eA, eT := 1000*m("adaptive", hi, "power_mw")/thrA, 1000*m("tiered", hi, "power_mw")/thrT
 		wA, wT := m("adaptive", hi, "avg_lock_wait_ms"), m("tiered", hi, "avg_lock_wait_ms")
-		mag := fmt.Sprintf("wfe_limit 10: %g schedule() calls; wfe_limit 2: %s calls/s, mean wait %s ms (%s adaptive's), throughput %s, power %s mW (adaptive %s), energy per operation %s uJ (%s adaptive's)",
+		mag := fmt.Sprintf("wfe_limit 10: %g schedule() calls; wfe_limit 2: %s calls/s, mean wait %s ms (%s adaptive's), throughput %s, power %s mW (adaptive %s), energy per operation %s µJ (%s adaptive's)",
 			calls10, num(calls), num(wT), vs(wT, wA), vs(thrT, thrA), num(m("tiered", hi, "power_mw")), num(m("adaptive", hi, "power_mw")), num(eT), vs(eT, eA))
 		switch {
 		case eT < eA && thrT >= 0.9*thrA:
 			return Holds, mag, "sleeping saves energy at little cost here"
 		case calls > 0 && eT > eA && thrT < 0.9*thrA:
-			return Contradicted, mag, "each schedule() costs two context switches, a wake-up IPI and, once the CPU idles, the deep idle state's exit (250 us): sleeping waiters convoy behind each other, so power falls only because little work gets done"
+			return Contradicted, mag, "each schedule() costs two context switches, a wake-up IPI and, once the CPU idles, the deep idle state's exit (250 µs): sleeping waiters convoy behind each other, so power falls only because little work gets done"
 		}
 		return Partly, mag, "the schedule() tier trades throughput for power"
 	},
 	"arm-pools": func(r *runs) (Verdict, string, string) {
 		wG, wC := 1000*r.mean("split", "global", 0, "avg_lock_wait_ms"), 1000*r.mean("split", "percluster", 0, "avg_lock_wait_ms")
 		cG, cC := r.mean("split", "global", 0, "contended_pct"), r.mean("split", "percluster", 0, "contended_pct")
-		mag := fmt.Sprintf("one lock per cluster: mean wait %s us (%s the global lock's %s us), contended acquisitions %s%% vs %s%%", num(wC), vs(wC, wG), num(wG), num(cC), num(cG))
+		mag := fmt.Sprintf("one lock per cluster: mean wait %s µs (%s the global lock's %s µs), contended acquisitions %s%% vs %s%%", num(wC), vs(wC, wG), num(wG), num(cC), num(cG))
 		if wC < wG && cC < cG {
 			return Holds, mag, "each cluster's lock line stays in its cluster, and fewer threads share each lock"
 		}
@@ -253,7 +253,7 @@ var armJudges = map[string]judge{
 	"arm-percpu": func(r *runs) (Verdict, string, string) {
 		wG, wP := 1000*r.mean("split", "global", 0, "avg_lock_wait_ms"), 1000*r.mean("split", "percpu", 0, "avg_lock_wait_ms")
 		cG, cP := r.mean("split", "global", 0, "contended_pct"), r.mean("split", "percpu", 0, "contended_pct")
-		mag := fmt.Sprintf("mean wait %s us per-CPU, %s the global lock's %s us; contended acquisitions %s%% vs %s%%", num(wP), vs(wP, wG), num(wG), num(cP), num(cG))
+		mag := fmt.Sprintf("mean wait %s µs per-CPU, %s the global lock's %s µs; contended acquisitions %s%% vs %s%%", num(wP), vs(wP, wG), num(wG), num(cP), num(cG))
 		if wG >= 10*wP {
 			return Holds, mag, "per-CPU locks are taken only on their CPU (and by its handler, which cannot interrupt a holder masked by irqsave)"
 		}

@@ -37,7 +37,7 @@ var esp32Judges = map[string]judge{
 	},
 	"esp-table-irq": func(r *runs) (Verdict, string, string) {
 		mu, no := r.mean("esp-main", "mutex", 0, "max_irq_latency_us"), r.mean("esp-main", "notify", 0, "max_irq_latency_us")
-		mag := fmt.Sprintf("max latency of the 1 kHz interrupt on core 0: notify %s us, mutex %s us: notify %s the mutex's (article %g and %g us: %s)",
+		mag := fmt.Sprintf("max latency of the 1 kHz interrupt on core 0: notify %s µs, mutex %s µs: notify %s the mutex's (article %g and %g µs: %s)",
 			num(no), num(mu), vs(no, mu), r.value("notify"), r.value("mutex"), vs(r.value("notify"), r.value("mutex")))
 		if no < mu {
 			return Holds, mag, "notify masks interrupts for less time"
@@ -181,13 +181,13 @@ var esp32Judges = map[string]judge{
 			}
 			return "notify/mutex crosses 1"
 		}
-		mag := fmt.Sprintf("notify/mutex time per task iteration: %s (10 us = %g cycles): %s from %.2fx to %.2fx as the section grows; %.2f with 2 tasks, %.2f with 4: %s",
+		mag := fmt.Sprintf("notify/mutex time per task iteration: %s (10 µs = %g cycles): %s from %.2fx to %.2fx as the section grows; %.2f with 2 tasks, %.2f with 4: %s",
 			strings.Join(parts, ", "), tenUS, trend(first, last), first, last, t2, t4, trend(t2, t4))
 		switch {
 		case !wins(below) && last < first:
-			return Contradicted, mag, "notify is never faster below 10 us, and its deficit shrinks as the section grows (the mutex then blocks too and pays the same sleep and wake): the threshold runs the wrong way"
+			return Contradicted, mag, "notify is never faster below 10 µs, and its deficit shrinks as the section grows (the mutex then blocks too and pays the same sleep and wake): the threshold runs the wrong way"
 		case !wins(below):
-			return Contradicted, mag, "notify is never faster below 10 us"
+			return Contradicted, mag, "notify is never faster below 10 µs"
 		case wins(below) && !wins(above) && t2 < 1 && t4 >= 1:
 			return Holds, mag, "notify wins exactly where the rule says"
 		}
@@ -205,7 +205,7 @@ var esp32Judges = map[string]judge{
 	"esp-single-core": func(r *runs) (Verdict, string, string) {
 		no, bs := r.mean("esp-unblock", "notify", 0, "unblock_us"), r.mean("esp-unblock", "binary-semaphore", 0, "unblock_us")
 		faster := -pct(no, bs)
-		mag := fmt.Sprintf("one core: notify unblocks a task in %s us, a binary semaphore in %s us: %.0f%% faster (FreeRTOS: about %g%%)", num(no), num(bs), faster, r.value("faster_pct"))
+		mag := fmt.Sprintf("one core: notify unblocks a task in %s µs, a binary semaphore in %s µs: %.0f%% faster (FreeRTOS: about %g%%)", num(no), num(bs), faster, r.value("faster_pct"))
 		switch {
 		case faster >= 30:
 			return Holds, mag, "notify's path is much shorter"

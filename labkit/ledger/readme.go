@@ -74,7 +74,7 @@ func (l Ledger) Readme(results map[string]*labkit.Result, js []Judgement) string
 	art := func(v, k string) float64 { return ref(es, v, k) }
 	sim := func(v, k string) float64 { return m("esp-main", v, k) }
 	w("| CPU use core 0 / 1 (%%) | %s | %s | %s | %s | %s |\n", cpu(art, "mutex"), cpu(sim, "mutex"), cpu(art, "notify"), cpu(sim, "notify"), cell(verdict["esp-table-cpu"]))
-	w("| max interrupt latency (us) | %s | %s | %s | %s | %s |\n", num(ref(es, "mutex", "max_irq_latency_us")), num(m("esp-main", "mutex", "max_irq_latency_us")),
+	w("| max interrupt latency (µs) | %s | %s | %s | %s | %s |\n", num(ref(es, "mutex", "max_irq_latency_us")), num(m("esp-main", "mutex", "max_irq_latency_us")),
 		num(ref(es, "notify", "max_irq_latency_us")), num(m("esp-main", "notify", "max_irq_latency_us")), cell(verdict["esp-table-irq"]))
 	per := func(v string) float64 {
 		return 1000 * m("esp-main", v, "handoffs") / m("esp-main", v, "expected_counter")

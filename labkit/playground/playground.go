@@ -45,8 +45,8 @@ var Setups = []Setup{
 		Metrics: []string{"avg_lock_wait_ms", "throughput_ops_s", "power_mw"},
 		Controls: []Control{
 			{Param: "hz", Values: []float64{100, 250, 300, 1000}, Doc: "CONFIG_HZ: a WFI waiter sleeps until its tick"},
-			{Param: "cs_us", Values: []float64{1, 2, 5, 10, 20, 50, 100}, Doc: "critical section (us)"},
-			{Param: "outside_us", Values: []float64{10, 20, 50, 90, 200, 500, 1000}, Doc: "work between acquisitions (us)"},
+			{Param: "cs_us", Values: []float64{1, 2, 5, 10, 20, 50, 100}, Doc: "critical section (µs)"},
+			{Param: "outside_us", Values: []float64{10, 20, 50, 90, 200, 500, 1000}, Doc: "work between acquisitions (µs)"},
 			{Param: "load", Values: []float64{0.1, 0.3, 0.5, 0.7, 0.9, 1}, Doc: "offered load"},
 			{Param: "lose_wake", Values: []float64{0, 0.01, 0.1, 0.5}, Doc: "probability a wake-up event is lost"},
 			{Param: "event_stream", Values: []float64{0, 1}, Doc: "the timer's event stream (1 on, 0 off)"},
@@ -69,8 +69,8 @@ var Setups = []Setup{
 		Metrics: []string{"throughput_ops_s", "handoff_ns", "power_mw"},
 		Controls: []Control{
 			{Param: "cores", Values: []float64{1, 2, 4, 8, 16, 32, 64}, Doc: "cores contending for the lock"},
-			{Param: "cs_us", Values: []float64{0.1, 0.5, 1, 2, 5, 10}, Doc: "critical section (us)"},
-			{Param: "outside_us", Values: []float64{0.5, 1, 2, 5, 10, 50}, Doc: "work between acquisitions (us)"},
+			{Param: "cs_us", Values: []float64{0.1, 0.5, 1, 2, 5, 10}, Doc: "critical section (µs)"},
+			{Param: "outside_us", Values: []float64{0.5, 1, 2, 5, 10, 50}, Doc: "work between acquisitions (µs)"},
 			{Param: "wait", Values: []float64{0, 1, 2, 3, 4}, Doc: "wait policy code (0: WFE as arm64 does)"},
 		},
 	},

@@ -137,10 +137,10 @@ func scalingParams() platforms.Params {
 			// section about the length of a few line transfers, so the
 			// hand-off dominates (high contention).
 			p.Value, p.Prov, p.Low, p.High = 0.5, platforms.CODE, 0, 0
-			p.Source = "lock-scaling's workload: a 0.5 us section, a few line transfers long, so lock hand-offs dominate"
+			p.Source = "lock-scaling's workload: a 0.5 µs section, a few line transfers long, so lock hand-offs dominate"
 		case "outside_us":
 			p.Value, p.Prov, p.Low, p.High = 1, platforms.CODE, 0, 0
-			p.Source = "lock-scaling's workload: 1 us of work between sections, so every thread is back at the lock within a few hand-offs"
+			p.Source = "lock-scaling's workload: 1 µs of work between sections, so every thread is back at the lock within a few hand-offs"
 		case "irq_mean_us":
 			p.Value = 0
 		case "duration_ms":
@@ -216,7 +216,7 @@ func spinlockWait() platforms.Experiment {
 			"after wfe_limit WFE wake-ups, but a handler that takes the lock on the holder's CPU deadlocks: irq_mean_us=0 removes it); " +
 			"wfet bounds each WFE sleep by wfet_us (ARMv8.7 WFET, a what-if: the RK3399 lacks it). lose_sev loses SEV " +
 			"instructions (the article's faulty SoC), lose_wake every wake-up event. What drives each metric: avg/p99/max_lock_wait_ms are queueing behind the holder (critical " +
-			"sections of 10 us in threads, 5 us in the handler) plus the wake mechanism (wfe: one line transfer and the WFE wake after " +
+			"sections of 10 µs in threads, 5 µs in the handler) plus the wake mechanism (wfe: one line transfer and the WFE wake after " +
 			"the release; wfi: the waiter's next tick, half a tick period on average, up to one period plus queueing; relax: the next poll); " +
 			"throughput_ops_s is the closed loop (threads x load / (cs + outside) while waits are short, cut by time lost waiting); " +
 			"power_mw and energy_mj come from the energy model (C*V^2*f plus leakage while executing or spinning, leakage only in WFE/WFI, " +
@@ -270,8 +270,8 @@ func lockScaling() platforms.Experiment {
 	return platforms.Experiment{
 		Name: "lock-scaling",
 		Description: "Every spinlock flavour across core counts on the generic N-core builder (clusters of four A72-like cores, RK3399 " +
-			"line transfers: 100 ns in a cluster, 250 ns across) at high contention: each thread loops lock / 0.5 us section / unlock / " +
-			"1 us work, waiting with WFE. Transfers of one line queue behind each other (the interconnect carries a line to one requester " +
+			"line transfers: 100 ns in a cluster, 250 ns across) at high contention: each thread loops lock / 0.5 µs section / unlock / " +
+			"1 µs work, waiting with WFE. Transfers of one line queue behind each other (the interconnect carries a line to one requester " +
 			"at a time). Ticket lock: all waiters share the line holding the owner field; a release writes it, and every waiter re-reads " +
 			"it, so N-1 transfers go out one after another and the next ticket holder sits at a random place in that queue: handoff_ns " +
 			"grows about linearly with the waiters (about N/2 transfers), and throughput falls with it. qspinlock: only the pending waiter " +

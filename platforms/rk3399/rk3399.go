@@ -69,7 +69,7 @@ func Params() platforms.Params {
 			Doc: "line fill from DRAM (first touch of a line)", Min: 1, Max: 1000, Low: 80, High: 200},
 		{Key: "hit_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Source: "Cortex-A72 Software Optimization Guide (Arm UAN 0016A): integer loads, 4 cycles; no A53 figure published (3-6 assumed)",
 			Doc: "access that hits in the core's L1", Integer: true, Min: 1, Max: 50, Low: 3, High: 6},
-		{Key: "wake_cycles", Value: 30, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; WFE wake ~ the line transfer + 30 cycles, WFI exit <= 1 us",
+		{Key: "wake_cycles", Value: 30, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; WFE wake ~ the line transfer + 30 cycles, WFI exit <= 1 µs",
 			Doc: "cycles from a wake-up event to the next instruction after WFE/WFI", Integer: true, Min: 0, Max: 2000, Low: 10, High: 1000},
 		{Key: "irq_entry_cycles", Value: 300, Unit: "cycles", Prov: platforms.ASSUME, Source: "no source; GICv3 acknowledge + el1_irq vector + handle_domain_irq",
 			Doc: "cycles from interrupt assertion to the handler", Integer: true, Min: 0, Max: 10000, Low: 100, High: 1000},
@@ -77,7 +77,7 @@ func Params() platforms.Params {
 			Doc: "cycles from handler end back to the interrupted code", Integer: true, Min: 0, Max: 10000, Low: 100, High: 1000},
 		{Key: "tick_us", Value: 5, Unit: "us", Prov: platforms.ASSUME, Source: "no source; tick_sched_timer -> update_process_times/scheduler_tick",
 			Doc: "work of one scheduler tick handler", Min: 0, Max: 100, Low: 2, High: 20},
-		{Key: "ctx_switch_us", Value: 3, Unit: "us", Prov: platforms.ASSUME, Source: "no source; lmbench lat_ctx on A53/A72-class cores is a few us",
+		{Key: "ctx_switch_us", Value: 3, Unit: "us", Prov: platforms.ASSUME, Source: "no source; lmbench lat_ctx on A53/A72-class cores is a few µs",
 			Doc: "one context switch (schedule() out or in), paid by the tiered policy's last tier", Min: 0, Max: 100, Low: 1, High: 10},
 		{Key: "ipi_ns", Value: 1000, Unit: "ns", Prov: platforms.ASSUME, Source: "no source; GIC-500 SGI delivery",
 			Doc: "reschedule IPI from sender to target", Min: 0, Max: 100000, Low: 300, High: 3000},
@@ -86,7 +86,7 @@ func Params() platforms.Params {
 		{Key: "nohz_idle", Value: 1, Unit: "bool", Prov: platforms.CODE, Source: srcHZ + " (CONFIG_NO_HZ_IDLE=y)",
 			Doc: "1: the tick stops while a CPU is idle (it keeps running while a CPU waits for a lock)", Choices: []float64{0, 1}},
 		{Key: "event_stream", Value: 1, Unit: "bool", Prov: platforms.CODE, Source: srcEvtStr + "; on unless the kernel is built without CONFIG_ARM_ARCH_TIMER_EVTSTREAM",
-			Doc: "1: the architected timer wakes every WFE each 85.3 us", Choices: []float64{0, 1}},
+			Doc: "1: the architected timer wakes every WFE each 85.3 µs", Choices: []float64{0, 1}},
 	}
 }
 

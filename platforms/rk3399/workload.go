@@ -63,7 +63,7 @@ func (w Workload) Validate() error {
 	case w.IRQMean > 0 && w.IRQMean < sim.Microsecond:
 		// The CPU coalesces such a storm's arrivals, but each costs an event:
 		// a simulated millisecond would take a billion at 1 ps.
-		return fmt.Errorf("workload: irq_mean_us = %g: want 0 (no device) or a mean gap of at least 1 us between device interrupts", w.IRQMean.Micros())
+		return fmt.Errorf("workload: irq_mean_us = %g: want 0 (no device) or a mean gap of at least 1 µs between device interrupts", w.IRQMean.Micros())
 	case w.IRQMean > 0 && (w.IRQCPU < 0 || w.IRQCPU >= w.Cores):
 		return fmt.Errorf("workload: irq_cpu = %d out of range [0, %d): the device interrupts one of the cores = %d CPUs in use (irq_mean_us = 0 removes the device)", w.IRQCPU, w.Cores, w.Cores)
 	}

@@ -150,7 +150,7 @@ func TestWorkloadValidate(t *testing.T) {
 		{func(w *Workload) { w.CS = -1 }, "lengths must be >= 0"},
 		{func(w *Workload) { w.CS, w.Outside = 0, 0 }, "cs_us = 0 and outside_us = 0: a thread's cycle must take some time"},
 		{func(w *Workload) { w.Duration = 0 }, "duration = 0"},
-		{func(w *Workload) { w.IRQMean = sim.Nanosecond }, "irq_mean_us = 0.001: want 0 (no device) or a mean gap of at least 1 us"},
+		{func(w *Workload) { w.IRQMean = sim.Nanosecond }, "irq_mean_us = 0.001: want 0 (no device) or a mean gap of at least 1 µs"},
 		{func(w *Workload) { w.IRQCPU = 6 }, "irq_cpu = 6 out of range [0, 6): the device interrupts one of the cores = 6 CPUs"},
 	} {
 		w := testWorkload(t, linux.QSpinlock, linux.WFE, tc.tweak)

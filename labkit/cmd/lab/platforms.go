@@ -100,7 +100,7 @@ func paramsMarkdown(groups []labkit.PlatformGroup) string {
 		sorted := g.Params.Clone()
 		slices.SortStableFunc(sorted, func(x, y platforms.Param) int { return strings.Compare(x.Key, y.Key) })
 		for _, p := range sorted {
-			cells := []string{mdEscape(p.Key), fmtFloat(p.Value), mdEscape(p.Unit), mdEscape(string(p.Prov)),
+			cells := []string{mdEscape(p.Key), fmtFloat(p.Value), mdEscape(labkit.ShowUnit(p.Unit)), mdEscape(string(p.Prov)),
 				acceptedRange(p), plausibleRange(p), mdEscape(p.Doc), mdEscape(p.Source)}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		}

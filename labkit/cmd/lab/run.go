@@ -258,7 +258,7 @@ func experimentHelp(w io.Writer, pos, args []string, helpErr error) error {
 	labkit.VariantsTable(e).WriteText(w)
 	var metrics []string
 	for _, m := range e.Metrics {
-		metrics = append(metrics, m.Name+" ("+m.Unit+")")
+		metrics = append(metrics, m.Name+" ("+labkit.ShowUnit(m.Unit)+")")
 	}
 	fmt.Fprintf(w, "\nmetrics: %s\n", strings.Join(metrics, ", "))
 	return helpErr
