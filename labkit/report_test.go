@@ -225,3 +225,16 @@ func TestTimelineNamesItsLanes(t *testing.T) {
 		t.Error("the subtitle does not name exactly the trace's lanes, lock and state")
 	}
 }
+
+// A timeline's time axis spans its trace exactly (echarts would round a
+// 200-215 us window out to 198-216), in µs.
+func TestTimelineAxisSpansTheTrace(t *testing.T) {
+	tr := &sim.Trace{Spans: []sim.Span{
+		{Core: 0, Lane: "state", Label: "exec", Start: 201 * sim.Microsecond, End: 215 * sim.Microsecond},
+		{Core: 1, Lane: "state", Label: "wfe", Start: 200*sim.Microsecond + 500*sim.Nanosecond, End: 214 * sim.Microsecond},
+	}}
+	h := Timeline("t", tr).HTML()
+	if !strings.Contains(h, `"max":215,"min":200.5,"name":"time (µs)"`) {
+		t.Errorf("the time axis is not named in µs from 200.5 to 215:\n%s", h)
+	}
+}

@@ -54,8 +54,18 @@ func Timeline(title string, tr *sim.Trace) *Chart {
 	}
 	slices.Sort(kinds)
 	csv := [][]string{{"core", "lane", "label", "start_us", "end_us"}}
+	// The axis spans the trace's window exactly: echarts' rounding put
+	// a 200-215 us window on an axis from 198 to 216.
+	xa := opts.XAxis{Name: "time (µs)", Type: "value", Scale: opts.Bool(true), NameLocation: "middle", NameGap: 26,
+		AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}
 	if tr != nil {
-		for _, s := range tr.Spans {
+		for j, s := range tr.Spans {
+			if j == 0 || s.Start.Micros() < xa.Min.(float64) {
+				xa.Min = s.Start.Micros()
+			}
+			if j == 0 || s.End.Micros() > xa.Max.(float64) {
+				xa.Max = s.End.Micros()
+			}
 			i := laneIdx[laneKey{s.Core, s.Lane}]
 			bySeries[s.Label] = append(bySeries[s.Label], opts.CustomData{Name: names[i],
 				Value: []any{s.Start.Micros(), s.End.Micros(), i}})
@@ -69,8 +79,7 @@ func Timeline(title string, tr *sim.Trace) *Chart {
 	c.SetGlobalOptions(append(layout{title: title, height: height, legend: labels, legendTop: true, bottom: 80,
 		subtitle: "one lane per core and kind (" + strings.Join(kinds, ", ") + "); drag the slider under the chart or scroll on it to zoom"}.globals(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: fn("ganttTooltip")}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "time (µs)", Type: "value", Scale: opts.Bool(true), NameLocation: "middle", NameGap: 26,
-			AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}),
+		charts.WithXAxisOpts(xa),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: 0}, opts.DataZoom{Type: "inside", XAxisIndex: 0}))...)
 	for _, label := range labels {
