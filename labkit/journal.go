@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"synclab/labkit/internal/atomicfile"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -116,7 +117,7 @@ func startJournal(ctx context.Context, f *os.File, h journalHeader, fresh bool, 
 		if err := f.Sync(); err != nil {
 			return nil, nil, err
 		}
-		syncDir(filepath.Dir(f.Name()))
+		atomicfile.SyncDir(filepath.Dir(f.Name()))
 	}
 	j := &journal{path: f.Name(), f: f, recs: make(chan []byte, 64), done: make(chan struct{})}
 	go j.write()
@@ -229,7 +230,7 @@ func (j *journal) remove() error {
 	}
 	rerr := os.Remove(j.path)
 	err := j.close()
-	syncDir(filepath.Dir(j.path))
+	atomicfile.SyncDir(filepath.Dir(j.path))
 	if err == nil {
 		err = rerr
 	}
@@ -246,6 +247,6 @@ func removeStaleJournal(path string) {
 	}
 	defer f.Close()
 	if lockFile(f) == nil && os.Remove(f.Name()) == nil {
-		syncDir(filepath.Dir(f.Name()))
+		atomicfile.SyncDir(filepath.Dir(f.Name()))
 	}
 }

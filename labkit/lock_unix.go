@@ -18,9 +18,3 @@ func lockFile(f *os.File) error {
 	}
 	return err
 }
-
-// processAlive reports whether a process with this pid runs on this host.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}

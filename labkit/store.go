@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"synclab/labkit/internal/atomicfile"
 	"synclab/platforms"
 )
 
@@ -91,6 +92,9 @@ func putHeader(b []byte, sum [sha256.Size]byte) {
 	copy(b[20:], sum[:])
 }
 
+// hashChunk is how much sha256Context hashes between checks of its context.
+const hashChunk = 4 << 20
+
 // sha256Context hashes b, checking ctx between chunks.
 func sha256Context(ctx context.Context, b []byte) ([sha256.Size]byte, error) {
 	var sum [sha256.Size]byte
@@ -99,7 +103,7 @@ func sha256Context(ctx context.Context, b []byte) ([sha256.Size]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		n := min(len(b), writeChunk)
+		n := min(len(b), hashChunk)
 		h.Write(b[:n])
 		b = b[n:]
 	}
@@ -197,7 +201,7 @@ func save(ctx context.Context, path string, r *Result) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return writeFileAtomic(ctx, path, b, 0o644)
+	return atomicfile.Write(ctx, path, b, 0o644)
 }
 
 // Load reads a result file; errors name the path (a missing file satisfies

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"synclab/labkit/internal/atomicfile"
 	"time"
 )
 
@@ -97,18 +98,24 @@ func RenderedDOM(ctx context.Context, htmlPath string, budget time.Duration) ([]
 // PrintPDF prints a local HTML report to pdfPath with headless Chromium, network off, once its
 // scripts (the charts) have run.
 func PrintPDF(ctx context.Context, htmlPath, pdfPath string) error {
-	abs, err := filepath.Abs(pdfPath)
+	if err := atomicfile.CheckOutput(pdfPath); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "nbexport-pdf-")
 	if err != nil {
 		return err
 	}
-	if _, err := chromium(ctx, htmlPath, 10*time.Second, "--no-pdf-header-footer", "--print-to-pdf="+abs); err != nil {
+	defer os.RemoveAll(tmp)
+	// Chromium prints to a file of its own; the PDF replaces pdfPath whole.
+	printed := filepath.Join(tmp, "report.pdf")
+	if _, err := chromium(ctx, htmlPath, 10*time.Second, "--no-pdf-header-footer", "--print-to-pdf="+printed); err != nil {
 		return err
 	}
-	b, err := os.ReadFile(abs)
+	b, err := os.ReadFile(printed)
 	if err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
-		return fmt.Errorf("chromium wrote no PDF to %s (%v)", pdfPath, err)
+		return fmt.Errorf("chromium wrote no PDF for %s (%v)", pdfPath, err)
 	}
-	return nil
+	return atomicfile.Write(ctx, pdfPath, b, 0o644)
 }
 
 var canvasTag = regexp.MustCompile(`<canvas\b[^>]*\bwidth="(\d+)"[^>]*\bheight="(\d+)"`)

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"synclab/labkit/internal/atomicfile"
 	"synclab/labkit/internal/pool"
 )
 
@@ -321,7 +322,7 @@ func exportOne(ctx context.Context, tools Tools, path string, opts Options, note
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	out := OutputPath(path, opts.OutDir)
-	if err := writeFile(out, page); err != nil {
+	if err := atomicfile.Write(ctx, out, page, 0o644); err != nil {
 		return nil, err
 	}
 	if err := Check(page); err != nil {
@@ -348,15 +349,6 @@ func writeNotebook(path string, nb *Notebook) error {
 	b, err := nb.Marshal()
 	if err != nil {
 		return err
-	}
-	return os.WriteFile(path, b, 0o644)
-}
-
-// writeFile writes a report, refusing to replace anything but a regular
-// file.
-func writeFile(path string, b []byte) error {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s exists and is not a regular file (%s): not replacing it", path, fi.Mode().Type())
 	}
 	return os.WriteFile(path, b, 0o644)
 }

@@ -843,6 +843,35 @@ func TestChromiumCheck(t *testing.T) {
 	}
 }
 
+// PrintPDF writes a PDF of the page, and replaces an earlier file whole
+// (Chromium prints elsewhere first); it refuses a path that is not a
+// regular file.
+func TestPrintPDF(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "r.html")
+	if err := os.WriteFile(page, []byte("<!DOCTYPE html><html><body><h1>SyncLab</h1><p>a report</p></body></html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pdf := filepath.Join(dir, "r.pdf")
+	if err := os.WriteFile(pdf, []byte("an earlier, longer file that the PDF must replace whole"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrintPDF(context.Background(), page, pdf); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(pdf); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b, []byte("%%EOF")) {
+		t.Errorf("r.pdf is no whole PDF (%d bytes, %v)", len(b), err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("the directory holds %d files, want r.html and r.pdf only", len(entries))
+	}
+	if err := PrintPDF(context.Background(), page, dir); err == nil || !strings.Contains(err.Error(), "a directory") {
+		t.Errorf("PrintPDF to a directory: %v, want a refusal naming it", err)
+	}
+}
+
 // TestNotebooks executes every notebook in notebooks/ headless (make test sets SYNCLAB_E2E=1) in a
 // result store of its own (every run simulated), fails on any cell error (a conclusion a notebook
 // asserts with labkit.Assert included), checks each report is self-contained, that each code cell

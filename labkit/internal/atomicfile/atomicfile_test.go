@@ -1,12 +1,14 @@
-package labkit
+package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,8 +34,8 @@ func TestOnlyRegularFilesAreReplaced(t *testing.T) {
 		if err := CheckOutput(path); err == nil || !strings.Contains(err.Error(), kind) {
 			t.Errorf("CheckOutput(%s) = %v, want %q", path, err, kind)
 		}
-		if err := WriteFileAtomic(path, []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), kind) {
-			t.Errorf("WriteFileAtomic(%s) = %v, want a refusal naming %q", path, err, kind)
+		if err := Write(context.Background(), path, []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), kind) {
+			t.Errorf("Write(%s) = %v, want a refusal naming %q", path, err, kind)
 		}
 	}
 	if b, _ := os.ReadFile(target); string(b) != "keep me" {
@@ -43,11 +45,13 @@ func TestOnlyRegularFilesAreReplaced(t *testing.T) {
 		t.Fatal("the symlink was replaced")
 	}
 	for _, ok := range []string{target, filepath.Join(dir, "new")} {
-		if err := WriteFileAtomic(ok, []byte("new"), 0o644); err != nil {
-			t.Errorf("WriteFileAtomic(%s): %v", ok, err)
+		if err := Write(context.Background(), ok, []byte("new"), 0o644); err != nil {
+			t.Errorf("Write(%s): %v", ok, err)
 		}
 	}
-	assertOnly(t, dir, "fifo", "link", "new", "sub", "target")
+	if got, want := names(t, dir), []string{"fifo", "link", "new", "sub", "target"}; !slices.Equal(got, want) {
+		t.Errorf("%s holds %v, want %v (no temporary file left)", dir, got, want)
+	}
 }
 
 // deadPID returns the pid of a process that has exited.
@@ -75,7 +79,7 @@ func TestStaleTempFilesAreCleaned(t *testing.T) {
 	for _, n := range []string{dead, live, otherHost, mine, ".notours.tmp"} {
 		writeFile(t, filepath.Join(dir, n), nil)
 	}
-	if err := Save(filepath.Join(dir, "r.msgpack"), fixtureResult(t)); err != nil {
+	if err := Write(context.Background(), filepath.Join(dir, "r.msgpack"), []byte("r"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, dead)); !errors.Is(err, os.ErrNotExist) {
@@ -98,8 +102,48 @@ func TestWriteErrorNamesThePath(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs /proc")
 	}
-	err := WriteFileAtomic("/proc/synclab-test.csv", []byte("x"), 0o644)
+	err := Write(context.Background(), "/proc/synclab-test.csv", []byte("x"), 0o644)
 	if err == nil || err.Error() != "write /proc/synclab-test.csv: create a file in /proc: no such file or directory" {
 		t.Fatalf("error %v", err)
 	}
+}
+
+// A write cancelled before it starts leaves the file as it was and no
+// temporary file behind.
+func TestCancelledWriteLeavesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	writeFile(t, path, []byte("old"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Write(ctx, path, []byte("new"), 0o644); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write with a cancelled context: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("the file reads %q, want the old content", b)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"report.html"}) {
+		t.Errorf("%s holds %v, want report.html only", dir, got)
+	}
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// names lists what dir holds, sorted.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
 }

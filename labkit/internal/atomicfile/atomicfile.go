@@ -1,0 +1,162 @@
+// Package atomicfile writes files so that a reader, or a run interrupted
+// while writing, never leaves a partial one: a temporary file in the same
+// directory, synced, then renamed over the target. Result files, reports
+// and tables all go through it.
+package atomicfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// CheckOutput reports whether path may be written by Write: it
+// does not exist or is a regular file. A symbolic link, directory, device,
+// named pipe or socket is an error naming what it is. Commands call it
+// before they start working, so that a bad output path fails at once.
+func CheckOutput(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode().IsRegular():
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a regular file: refusing to replace it (give the path of a file to write)", path, fileKind(fi.Mode()))
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}
+
+// writeChunk is how much Write writes between checks of its context.
+const writeChunk = 4 << 20
+
+// Write writes b to a temporary file in path's directory (created if
+// missing), gives it mode perm (not narrowed by the umask), syncs it and
+// renames it over path, so a reader sees the old or the new content, never
+// a partial file. Only a regular file is replaced (see CheckOutput). When
+// ctx is cancelled it gives up, leaving path as it was. On the way it
+// removes the temporary files that processes killed while writing left in
+// the directory.
+func Write(ctx context.Context, path string, b []byte, perm os.FileMode) error {
+	if err := CheckOutput(path); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cleanStaleTemps(dir)
+	f, err := os.OpenFile(tempName(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary file's name means nothing to the caller
+		}
+		return fmt.Errorf("write %s: create a file in %s: %w", path, dir, err)
+	}
+	defer os.Remove(f.Name()) // no-op after a successful rename
+	for len(b) > 0 && err == nil {
+		if err = ctx.Err(); err == nil {
+			n := min(len(b), writeChunk)
+			_, err = f.Write(b[:n])
+			b = b[n:]
+		}
+	}
+	if err == nil {
+		err = f.Chmod(perm) // the file was created 0600
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = CheckOutput(path) // it may have changed while we wrote
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return err
+	}
+	SyncDir(dir) // make the rename durable
+	return nil
+}
+
+// SyncDir syncs a directory so that entries created, renamed or removed in
+// it survive a crash (best effort).
+func SyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// Temporary files are named .BASE.HOST-PID-N.tmp: the writing process's
+// host and pid tell whether the process that left one is dead.
+var (
+	tempSeq  atomic.Uint64
+	tempRe   = regexp.MustCompile(`^\..+\.([A-Za-z0-9-]+)-([0-9]+)-[0-9]+\.tmp$`)
+	hostname = sync.OnceValue(func() string {
+		h, _ := os.Hostname()
+		h = strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+				return r
+			}
+			return '-'
+		}, h)
+		if h == "" {
+			h = "host"
+		}
+		return h
+	})
+)
+
+// tempName returns a new temporary file name for path, in its directory.
+func tempName(path string) string {
+	return filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%s-%d-%d.tmp", filepath.Base(path), hostname(), os.Getpid(), tempSeq.Add(1)))
+}
+
+// cleanStaleTemps removes the temporary files in dir that a process of this
+// host that is no longer running left (it was killed while writing).
+// Processes of other hosts sharing the directory are left alone.
+func cleanStaleTemps(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		m := tempRe.FindStringSubmatch(e.Name())
+		if m == nil || m[1] != hostname() || !e.Type().IsRegular() {
+			continue
+		}
+		if pid, err := strconv.Atoi(m[2]); err == nil && pid != os.Getpid() && !processAlive(pid) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
