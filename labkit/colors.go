@@ -1,12 +1,14 @@
 package labkit
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 
+	"synclab/labkit/internal/atomicfile"
 	"synclab/platforms"
 )
 
@@ -88,7 +90,9 @@ func loadColors() {
 func saveColors() {
 	if path := colorsFile(); path != "" {
 		if b, err := json.Marshal(&colors); err == nil {
-			_ = os.WriteFile(path, b, 0o644)
+			// Whole or not at all: a cell interrupted while writing must not
+			// leave the next cells a torn file (and new colours).
+			_ = atomicfile.Write(context.Background(), path, b, 0o644)
 		}
 	}
 }
