@@ -145,6 +145,11 @@ func ExampleQuantity() {
 	// Output: 3.3 µs vs 2.29 ms
 }
 
+func ExampleShowUnit() {
+	fmt.Println(ShowUnit("us"), "|", ShowUnit("energy / op (uJ)"), "|", ShowUnit("max_wait_us (us)"))
+	// Output: µs | energy / op (µJ) | max_wait_us (µs)
+}
+
 func ExampleRelative() {
 	fmt.Println("the model's WFE wait is", Relative(0.0033, 0.12), "than the article's")
 	// Output: the model's WFE wait is 36x lower than the article's
