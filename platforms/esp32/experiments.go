@@ -18,8 +18,8 @@ func criticalSection() platforms.Experiment {
 	params := append(append(Params(), WorkloadParams()...), TraceParams()...)
 	return platforms.Experiment{
 		Name: "esp32-critical-section",
-		Description: "ESP32, ESP-IDF v5 FreeRTOS SMP: two tasks pinned to the two cores (priority 10) each do " +
-			"1,000,000 guarded increments of one counter, guarded by a mutex, a task-notification handshake, " +
+		Description: "ESP32, ESP-IDF v5 FreeRTOS SMP: two tasks (tasks; task i pinned to core i mod 2, priority 10) each do " +
+			"1,000,000 guarded increments (iterations) of one counter, guarded by a mutex, a task-notification handshake, " +
 			"a portMUX critical section or a binary semaphore; total time, CPU use, interrupt latency.",
 		Platform: "esp32",
 		Params:   params,
