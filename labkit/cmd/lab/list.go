@@ -53,15 +53,27 @@ func variantCount(n int) string {
 	return fmt.Sprintf("%d variants", n)
 }
 
-// firstSentence is the text up to the first full stop followed by a space
-// (or the first line).
+// firstSentence is the text of the first line up to the first full stop
+// followed by a space that does not end an abbreviation ("e.g. one
+// cluster" goes on).
 func firstSentence(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	if i := strings.Index(s, ". "); i >= 0 {
-		return s[:i+1]
+	for from := 0; ; {
+		i := strings.Index(s[from:], ". ")
+		if i < 0 {
+			return s
+		}
+		end := from + i + 1
+		words := strings.Fields(s[:end])
+		if !abbreviations[words[len(words)-1]] {
+			return s[:end]
+		}
+		from = end
 	}
-	return s
 }
+
+// abbreviations end with a full stop that does not end a sentence.
+var abbreviations = map[string]bool{"e.g.": true, "i.e.": true, "cf.": true, "vs.": true, "etc.": true, "(e.g.": true, "(i.e.": true}
 
 // cut shortens s to width runes with an ellipsis (width <= 0: no limit).
 func cut(s string, width int) string {

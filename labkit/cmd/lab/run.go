@@ -245,8 +245,7 @@ func experimentHelp(w io.Writer, pos, args []string, helpErr error) error {
 	if err != nil {
 		return usageError{err}
 	}
-	desc, _, _ := strings.Cut(e.Description, ". ")
-	fmt.Fprintf(w, "\n%s (platform %s): %s.\n%d repeats per variant and sweep point, seed %d.\n", e.Name, e.Platform, strings.TrimSuffix(desc, "."), e.Repeats, e.Seed)
+	fmt.Fprintf(w, "\n%s (platform %s): %s.\n%d repeats per variant and sweep point, seed %d.\n", e.Name, e.Platform, strings.TrimSuffix(firstSentence(e.Description), "."), e.Repeats, e.Seed)
 	for _, a := range e.Sweep {
 		fmt.Fprintf(w, "sweeps %s over %v (-set %s=V runs that value only)\n", a.Param, a.Values, a.Param)
 	}
