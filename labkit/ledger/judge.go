@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"synclab/labkit"
@@ -116,13 +118,25 @@ func (r *runs) failure(name, variant string, point int) string {
 }
 
 // deadlock returns the part of a failure from "deadlock at" on ("" when the
-// failure is not a deadlock), for a verdict to quote.
+// failure is not a deadlock), for a verdict to quote, its time written as
+// the ledger writes times ("deadlock at 16.49 ms", not the engine's
+// "16.4855ms").
 func deadlock(failure string) string {
-	if i := strings.Index(failure, "deadlock at "); i >= 0 {
-		return failure[i:]
+	i := strings.Index(failure, "deadlock at ")
+	if i < 0 {
+		return ""
 	}
-	return ""
+	s := failure[i:]
+	if m := deadlockTime.FindStringSubmatchIndex(s); m != nil {
+		if v, err := strconv.ParseFloat(s[m[2]:m[3]], 64); err == nil {
+			s = s[:m[2]] + labkit.Quantity(v, s[m[4]:m[5]]) + s[m[5]:]
+		}
+	}
+	return s
 }
+
+// deadlockTime is the time in the engine's report: "deadlock at 16.4855ms".
+var deadlockTime = regexp.MustCompile(`^deadlock at ([0-9.]+)(ns|us|ms)\b`)
 
 // num formats x with 3 significant digits, thousands grouped.
 func num(x float64) string {

@@ -266,3 +266,18 @@ func TestOneFailedVariantIsNeverJudged(t *testing.T) {
 		}
 	}
 }
+
+// A verdict quotes the model's deadlock report with its time written as
+// everywhere else in the ledger.
+func TestDeadlockQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"worker/0 on core 0 at 16.4855ms: deadlock at 16.4855ms: the handler waits on spinlock 0x10180": "deadlock at 16.49 ms: the handler waits on spinlock 0x10180",
+		"deadlock at 850.5us: every waiter asleep":                                                      "deadlock at 850.5 µs: every waiter asleep",
+		"deadlock at 12ns":               "deadlock at 12 ns",
+		"a runaway after 1000000 events": "",
+	} {
+		if got := deadlock(in); got != want {
+			t.Errorf("deadlock(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
