@@ -229,6 +229,57 @@ func yAxis(unit string, values []float64) opts.YAxis {
 		AxisLabel: &opts.AxisLabel{Formatter: fn("num")}}
 }
 
+// lineAxis is the y axis of line charts: yAxis, named with its scale when
+// logarithmic; a linear one ends at round values around the data, from 0
+// when 0 is within one span of it, and when it leaves 0 out (to show how
+// close lines move) says so in its name, so that nobody reads a 2% step as
+// a doubling.
+func lineAxis(unit string, values []float64) opts.YAxis {
+	ya := yAxis(unit, values)
+	if ya.Type == "log" {
+		ya.Name += " (log scale)"
+		return ya
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range values {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if lo > hi {
+		return ya // no data
+	}
+	if lo == hi { // a flat line: show it against 0
+		ya.Scale = nil
+		return ya
+	}
+	// Zero within one span of the data costs at most half the plot: show it.
+	if lo > 0 && lo <= hi-lo {
+		lo = 0
+	} else if hi < 0 && -hi <= hi-lo {
+		hi = 0
+	}
+	step := niceStep((hi - lo) / 5)
+	ya.Min, ya.Max = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	ya.MinInterval, ya.MaxInterval = step, step
+	if ya.Min.(float64) > 0 || ya.Max.(float64) < 0 {
+		ya.Name += " (not from 0)"
+	}
+	return ya
+}
+
+// niceStep is the smallest of 1, 2 or 5 times a power of ten that is at
+// least x (x > 0): a tick interval people read at a glance.
+func niceStep(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x*(1-1e-9) {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
 // xAxis is the axis of numeric x values (see axisKind), named below its
 // middle so that no name is cut at the chart's edge.
 func xAxis(name string, xs []float64) opts.XAxis {
@@ -312,7 +363,7 @@ func linesChart(title, subtitle, xName, unit string, x []float64, series []Serie
 	kind := axisKind(x)
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(layout{title: title, subtitle: subtitle, height: chartHeight, legend: names(series), bottom: 64}.globals(),
-		charts.WithXAxisOpts(xAxis(xName, x)), charts.WithYAxisOpts(yAxis(unit, allValues(series))))...)
+		charts.WithXAxisOpts(xAxis(xName, x)), charts.WithYAxisOpts(lineAxis(unit, allValues(series))))...)
 	if kind == "category" {
 		line.SetXAxis(xAxis(xName, x).Data)
 	}

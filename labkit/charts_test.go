@@ -416,3 +416,37 @@ func TestChartNumbersInChromium(t *testing.T) {
 		}
 	}
 }
+
+// A line chart's linear y axis ends at round values around its data, from
+// 0 when 0 is within one span, and names the cut when it leaves 0 out.
+func TestLineAxis(t *testing.T) {
+	tests := []struct {
+		values   []float64
+		min, max float64 // NaN: not set
+		name     string
+	}{
+		{[]float64{3.25, 3.33, math.NaN()}, 3.24, 3.34, "µs (not from 0)"}, // seed noise, zoomed and labelled
+		{[]float64{2269, 2326}, 2260, 2340, "µs (not from 0)"},
+		{[]float64{2.4, 11}, 0, 15, "µs"}, // 0 is near: shown
+		{[]float64{-1, 3}, -1, 3, "µs"},
+		{[]float64{-5, -4.9}, -5, -4.9, "µs (not from 0)"},
+		{[]float64{5, 5}, math.NaN(), math.NaN(), "µs"}, // flat: against 0, as ECharts draws it
+		{[]float64{1, 1000}, math.NaN(), math.NaN(), "µs (log scale)"},
+	}
+	for _, tc := range tests {
+		ya := lineAxis("us", tc.values)
+		if ya.Name != tc.name {
+			t.Errorf("%v: name %q, want %q", tc.values, ya.Name, tc.name)
+		}
+		for _, c := range []struct {
+			got  any
+			want float64
+		}{{ya.Min, tc.min}, {ya.Max, tc.max}} {
+			v, set := c.got.(float64)
+			if math.IsNaN(c.want) != !set || set && math.Abs(v-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
+				t.Errorf("%v: axis from %v to %v, want %g to %g", tc.values, ya.Min, ya.Max, tc.min, tc.max)
+				break
+			}
+		}
+	}
+}

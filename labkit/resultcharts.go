@@ -224,10 +224,7 @@ func SweepLines(r *Result, metric, param string) (*Chart, error) {
 		sub += "; " + strings.Join(held, ", ")
 	}
 	title := fmt.Sprintf("%s: %s vs %s", e.Name, metricLabel(m), param)
-	ya := yAxis(m.Unit, values)
-	if ya.Type == "log" {
-		ya.Name += " (log scale)"
-	}
+	ya := lineAxis(m.Unit, values)
 	xa := xAxis(xName, xs)
 	if kind == "log" {
 		xa.Name += " (log scale)"
