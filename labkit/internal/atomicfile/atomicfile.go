@@ -16,13 +16,24 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
-// CheckOutput reports whether path may be written by Write: it
-// does not exist or is a regular file. A symbolic link, directory, device,
-// named pipe or socket is an error naming what it is. Commands call it
-// before they start working, so that a bad output path fails at once.
+// CheckOutput reports whether path may be written by Write: it does not
+// exist or is a regular file, and its directory (or the nearest one that
+// exists, under which Write creates the rest) takes new files. A symbolic
+// link, directory, device, named pipe or socket is an error naming what it
+// is. Commands call it before they start working, so that a bad output
+// path fails at once, not after the work.
 func CheckOutput(path string) error {
+	if err := checkDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return checkTarget(path)
+}
+
+// checkTarget is CheckOutput's test of path itself.
+func checkTarget(path string) error {
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -33,6 +44,40 @@ func CheckOutput(path string) error {
 		return nil
 	}
 	return fmt.Errorf("%s is %s, not a regular file: refusing to replace it (give the path of a file to write)", path, fileKind(fi.Mode()))
+}
+
+// checkDir finds the nearest existing directory of dir and its parents and
+// creates and removes a file in it: permissions, a read-only file system and
+// a full quota all show, where a test of the mode bits would miss the last
+// two and be wrong for root.
+func checkDir(dir string) error {
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil && !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", dir)
+		}
+		if err == nil {
+			break
+		}
+		// A missing directory, or a path through a file (ENOTDIR): the
+		// nearest existing part decides.
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) || filepath.Dir(dir) == dir {
+			return err
+		}
+		dir = filepath.Dir(dir)
+	}
+	// Named as Write's temporary files are, so that one left by a process
+	// killed in between is cleaned up like theirs.
+	f, err := os.OpenFile(tempName(filepath.Join(dir, "probe")), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot create a file in %s: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 func fileKind(m fs.FileMode) string {
@@ -62,7 +107,7 @@ const writeChunk = 4 << 20
 // removes the temporary files that processes killed while writing left in
 // the directory.
 func Write(ctx context.Context, path string, b []byte, perm os.FileMode) error {
-	if err := CheckOutput(path); err != nil {
+	if err := checkTarget(path); err != nil {
 		return err
 	}
 	dir := filepath.Dir(path)
@@ -96,7 +141,7 @@ func Write(ctx context.Context, path string, b []byte, perm os.FileMode) error {
 		err = cerr
 	}
 	if err == nil {
-		err = CheckOutput(path) // it may have changed while we wrote
+		err = checkTarget(path) // it may have changed while we wrote
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), path)

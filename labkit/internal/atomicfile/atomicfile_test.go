@@ -108,6 +108,34 @@ func TestWriteErrorNamesThePath(t *testing.T) {
 	}
 }
 
+// CheckOutput finds, before any work, what Write would fail on in the
+// directory: no directory there, or one that takes no new files. It leaves
+// nothing behind and creates no directory; a missing one is Write's to make.
+func TestCheckOutputTriesTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	writeFile(t, file, []byte("x"))
+	cases := []struct{ path, want string }{
+		{filepath.Join(dir, "new", "deeper", "r.html"), ""},
+		{filepath.Join(dir, "r.html"), ""},
+		{filepath.Join(file, "r.html"), file + " is not a directory"},
+		{filepath.Join(file, "sub", "r.html"), file + " is not a directory"},
+	}
+	if runtime.GOOS == "linux" {
+		cases = append(cases, struct{ path, want string }{"/proc/synclab-test.html", "cannot create a file in /proc: no such file or directory"})
+	}
+	for _, c := range cases {
+		err := CheckOutput(c.path)
+		if got := fmt.Sprint(err); c.want == "" && err != nil || c.want != "" && got != c.want {
+			t.Errorf("CheckOutput(%s) = %v, want %q", c.path, err, c.want)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("CheckOutput left %v in %s, want only the file", entries, dir)
+	}
+}
+
 // A write cancelled before it starts leaves the file as it was and no
 // temporary file behind.
 func TestCancelledWriteLeavesTheFile(t *testing.T) {
