@@ -93,6 +93,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usageError{err}
 		}
 	}
+	if f.result != "" {
+		if err := checkResultFile(f.result, e, opts.Shard); err != nil {
+			return badInput("-result: %v", err)
+		}
+	}
 	start := time.Now()
 	res, err := labkit.RunExperiment(ctx, e, opts)
 	// Failed runs (a *RunsFailedError) come with the other runs' result:
@@ -155,11 +160,6 @@ func (f runFlags) check() error {
 			return badInput("%s: %v", out.flag, err)
 		}
 	}
-	if f.result != "" {
-		if err := checkResultFile(f.result); err != nil {
-			return badInput("-result: %v", err)
-		}
-	}
 	if f.dir != "" {
 		if st, err := os.Stat(f.dir); err == nil && !st.IsDir() {
 			return badInput("-results %s: not a directory (a result store is one; -result names one file)", f.dir)
@@ -168,9 +168,11 @@ func (f runFlags) check() error {
 	return nil
 }
 
-// checkResultFile refuses to overwrite an existing file that is not a result
-// file (a mistyped -result path).
-func checkResultFile(path string) error {
+// checkResultFile refuses to overwrite an existing file that is not a
+// result file, or that holds another experiment's result or another shard of
+// this one: a mistyped -result path would lose it. A result of this
+// experiment at other settings is what -result is for: it is replaced.
+func checkResultFile(path string, e platforms.Experiment, shard labkit.Shard) error {
 	file, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -178,11 +180,21 @@ func checkResultFile(path string) error {
 	if err != nil {
 		return err
 	}
-	defer file.Close()
 	head := make([]byte, 8)
 	n, _ := io.ReadFull(file, head)
+	file.Close()
 	if n > 0 && !strings.HasPrefix("SYNCLABR", string(head[:n])) {
 		return fmt.Errorf("%s exists and is not a SyncLab result file: refusing to overwrite it", path)
+	}
+	old, err := labkit.Load(path)
+	if err != nil {
+		return nil // damaged: the run says so and replaces it
+	}
+	switch {
+	case old.Experiment.Name != e.Name:
+		return fmt.Errorf("%s holds a result of %s, not %s: refusing to overwrite it (remove it or give another file)", path, old.Experiment.Name, e.Name)
+	case old.Hash == e.Hash() && old.Shard != shard:
+		return fmt.Errorf("%s holds shard %s of this run, not %s: refusing to overwrite it (give each shard its own file)", path, old.Shard, shard)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -75,6 +76,41 @@ func TestOutputsMustBeRegularFiles(t *testing.T) {
 		if code, _, stderr := runCLI(t, "run", "cli-fixture", "-o", report); code != 0 {
 			t.Fatalf("-o %s: %s", report, stderr)
 		}
+	}
+}
+
+// -result refuses to replace another experiment's result or another shard
+// of the same run (a mistyped path would lose it), and replaces a result of
+// the same experiment at other settings.
+func TestResultFileKeepsOtherResults(t *testing.T) {
+	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
+	dir := t.TempDir()
+	shard := filepath.Join(dir, "shard0.msgpack")
+	if code, _, stderr := runCLI(t, "run", "cli-fixture", "-shard", "0/2", "-result", shard); code != 0 {
+		t.Fatalf("shard 0/2: %s", stderr)
+	}
+	keep, _ := os.ReadFile(shard)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cli-deadlock"}, "-result: " + shard + " holds a result of cli-fixture, not cli-deadlock: refusing to overwrite it"},
+		{[]string{"cli-fixture", "-shard", "1/2"}, "holds shard 0/2 of this run, not 1/2: refusing to overwrite it"},
+		{[]string{"cli-fixture"}, "holds shard 0/2 of this run, not all"},
+	} {
+		code, _, stderr := runCLI(t, append(append([]string{"run"}, tc.args...), "-result", shard)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("lab run %v -result: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if b, _ := os.ReadFile(shard); !bytes.Equal(b, keep) {
+		t.Fatal("the shard's result file was replaced")
+	}
+	if code, _, stderr := runCLI(t, "run", "cli-fixture", "-set", "n=20", "-result", shard); code != 0 {
+		t.Fatalf("the same experiment at other settings: %s", stderr)
+	}
+	if r, err := labkit.Load(shard); err != nil || r.Experiment.Params.Values()["n"] != 20 {
+		t.Fatalf("the result file was not replaced: %v", err)
 	}
 }
 
