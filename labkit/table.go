@@ -265,6 +265,20 @@ func SummaryTable(r *Result) Table {
 		t.Header = append(t.Header, a.Param)
 	}
 	t.Header = append(append(t.Header, "metric"), e.VariantNames()...)
+	// One unit per metric down the whole sweep, so that its rows compare at
+	// a glance (a point's own unit would switch from µs to ms between rows).
+	factors, units := make([]float64, len(e.Metrics)), make([]string, len(e.Metrics))
+	for j, m := range e.Metrics {
+		var means []float64
+		for p := range e.Points() {
+			for _, v := range e.Variants {
+				if s := r.Summary(v.Name, p, m.Name); s.N > 0 {
+					means = append(means, s.Mean)
+				}
+			}
+		}
+		factors[j], units[j] = rowUnit(m.Unit, means...)
+	}
 	for p, pt := range e.Points() {
 		present, notes := false, make([]string, len(e.Variants))
 		for i, v := range e.Variants {
@@ -278,20 +292,13 @@ func SummaryTable(r *Result) Table {
 		for _, a := range e.Sweep {
 			lead = append(lead, Num(pt[a.Param]))
 		}
-		for _, m := range e.Metrics {
-			sums := make([]Summary, len(e.Variants))
-			var means []float64
-			for i, v := range e.Variants {
-				if sums[i] = r.Summary(v.Name, p, m.Name); sums[i].N > 0 {
-					means = append(means, sums[i].Mean)
-				}
-			}
-			f, unit := rowUnit(m.Unit, means...)
-			m.Unit = unit
+		for j, m := range e.Metrics {
+			f := factors[j]
+			m.Unit = units[j]
 			row := append(slices.Clone(lead), metricLabel(m))
-			for _, s := range sums {
+			for _, v := range e.Variants {
 				cell := ""
-				if s.N > 0 {
+				if s := r.Summary(v.Name, p, m.Name); s.N > 0 {
 					cell = MeanCI(Summary{N: s.N, Mean: f * s.Mean, Half: f * s.Half})
 				}
 				row = append(row, cell)

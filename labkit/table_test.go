@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"synclab/platforms"
@@ -74,6 +75,24 @@ func TestSummaryTableCells(t *testing.T) {
 	}
 	if want := []string{"time_ms (µs)", "0.2 ± 0.25", ""}; !slices.Equal(tab.Rows[0], want) {
 		t.Errorf("row %q, want %q", tab.Rows[0], want)
+	}
+}
+
+// A metric keeps one unit down a sweep: its rows compare at a glance.
+func TestSummaryTableOneUnitPerMetric(t *testing.T) {
+	e := fixture()
+	e.Repeats = 1
+	e.Sweep = []platforms.Axis{{Param: "work", Values: []float64{10, 1000}}}
+	r := handResult(e, "time_ms", map[string][][]float64{"fast": {{4.5e-6}, {2.5}}})
+	var got [][]string
+	for _, row := range SummaryTable(r).Rows {
+		if strings.HasPrefix(row[1], "time_ms") {
+			got = append(got, row[:3])
+		}
+	}
+	want := [][]string{{"10", "time_ms (µs)", "0.0045"}, {"1,000", "time_ms (µs)", "2,500"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("time_ms rows %q, want %q", got, want)
 	}
 }
 
