@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 )
@@ -200,7 +201,11 @@ func (p *Proc) SetWaiting(on string, timed bool) {
 // as an unlock of a lock the process does not hold): Run returns it.
 func (p *Proc) Fail(err error) {
 	if p.e.err == nil {
-		p.e.err = fmt.Errorf("%s on core %d at %v: %w", p.Name, p.core.ID, p.e.now, err)
+		at := fmt.Sprintf(" at %v", p.e.now)
+		if d := (*DeadlockError)(nil); errors.As(err, &d) && d.At == p.e.now {
+			at = "" // the report says when
+		}
+		p.e.err = fmt.Errorf("%s on core %d%s: %w", p.Name, p.core.ID, at, err)
 	}
 	panic(errUnwind{})
 }
