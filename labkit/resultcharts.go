@@ -133,7 +133,7 @@ func BarsCI(r *Result, metric string) *Chart {
 	if !single {
 		legend = e.VariantNames()
 	}
-	title := e.Name + ": " + metricLabel(m)
+	title := e.Name + ": " + MetricLabel(m)
 	return barsChart(barSpec{layout: layout{title: title, subtitle: repeatsNote(minN, maxN, interval, m.Better, "error bar"),
 		height: chartHeight, legend: legend, bottom: 40}, unit: m.Unit, categories: cats, ownCategory: single, labels: single,
 		csv: r.csv()}, groups)
@@ -223,7 +223,7 @@ func SweepLines(r *Result, metric, param string) (*Chart, error) {
 	if len(held) > 0 {
 		sub += "; " + strings.Join(held, ", ")
 	}
-	title := fmt.Sprintf("%s: %s vs %s", e.Name, metricLabel(m), param)
+	title := fmt.Sprintf("%s: %s vs %s", e.Name, MetricLabel(m), param)
 	ya := lineAxis(m.Unit, values)
 	xa := xAxis(xName, xs)
 	if kind == "log" {

@@ -294,8 +294,7 @@ func SummaryTable(r *Result) Table {
 		}
 		for j, m := range e.Metrics {
 			f := factors[j]
-			m.Unit = units[j]
-			row := append(slices.Clone(lead), metricLabel(m))
+			row := append(slices.Clone(lead), scaledLabel(m.Name, m.Unit, units[j]))
 			for _, v := range e.Variants {
 				cell := ""
 				if s := r.Summary(v.Name, p, m.Name); s.N > 0 {
@@ -312,12 +311,28 @@ func SummaryTable(r *Result) Table {
 	return t
 }
 
-// metricLabel is a metric's name with its unit: "ns_per_op (ns)".
-func metricLabel(m platforms.Metric) string {
-	if m.Unit == "" {
-		return m.Name
+// MetricLabel is a metric's name with its unit, as tables, charts and lab
+// run -h name it: "ns_per_op (ns)", "counter" when it has none.
+func MetricLabel(m platforms.Metric) string { return scaledLabel(m.Name, m.Unit, m.Unit) }
+
+// scaledLabel is MetricLabel for values shown in unit shown instead of the
+// metric's own unit (see rowUnit). A name that ends in its own unit says
+// so: "max_wait_ms (µs, not ms)", or a reader trusting the name would read
+// 4,309 µs as 4,309 ms.
+func scaledLabel(name, unit, shown string) string {
+	if shown == "" {
+		return name
 	}
-	return m.Name + " (" + ShowUnit(m.Unit) + ")"
+	return name + " (" + shownUnit(name, unit, shown) + ")"
+}
+
+// shownUnit is scaledLabel's unit alone, for a table with a unit column.
+func shownUnit(name, unit, shown string) string {
+	shown = ShowUnit(shown)
+	if shown != ShowUnit(unit) && strings.HasSuffix(name, "_"+unit) {
+		shown += ", not " + ShowUnit(unit)
+	}
+	return shown
 }
 
 // FailuresTable lists the failed runs of r: variant, swept values, repeat,
@@ -373,7 +388,7 @@ func ClaimsTable(claims []Claim) Table {
 			sim = append(sim, s.Variant+" "+MeanCI(Summary{N: s.Sim.N, Mean: f * s.Sim.Mean, Half: f * s.Sim.Half}))
 			dev = append(dev, s.Variant+" "+Relative(s.Sim.Mean, s.Article))
 		}
-		t.Rows = append(t.Rows, []string{c.Metric, unit, strings.Join(art, " / "), strings.Join(sim, " / "), strings.Join(dev, " / "), c.Direction, c.Verdict})
+		t.Rows = append(t.Rows, []string{c.Metric, shownUnit(c.Metric, c.Unit, unit), strings.Join(art, " / "), strings.Join(sim, " / "), strings.Join(dev, " / "), c.Direction, c.Verdict})
 	}
 	return t
 }

@@ -31,7 +31,7 @@ func TestClaimsTableScalesTinyValues(t *testing.T) {
 		{Variant: "percpu", Article: 0.4, Sim: Summary{N: 3, Mean: 1.228e-4}},
 	}}
 	row := ClaimsTable([]Claim{c}).Rows[0]
-	want := []string{"max_lock_wait_ms", "µs", "global 3,200 / percpu 400", "global 4,314 ± 1,431 / percpu 0.1228 ± 0", "global 35% higher / percpu 3,257x lower"}
+	want := []string{"max_lock_wait_ms", "µs, not ms", "global 3,200 / percpu 400", "global 4,314 ± 1,431 / percpu 0.1228 ± 0", "global 35% higher / percpu 3,257x lower"}
 	if !slices.Equal(row[:5], want) {
 		t.Errorf("row = %q\nwant %q", row[:5], want)
 	}
@@ -46,7 +46,7 @@ func TestClaimsTableUnitFitsTheArticleToo(t *testing.T) {
 		{Variant: "wfi", Article: 3, Sim: Summary{N: 3, Mean: 3, Half: 0}},
 	}}
 	row := ClaimsTable([]Claim{c}).Rows[0]
-	want := []string{"wait_ms", "µs", "wfe 0.12 / wfi 3,000", "wfe 2,000 ± 500 / wfi 3,000 ± 0", "wfe 16,667x higher / wfi same"}
+	want := []string{"wait_ms", "µs, not ms", "wfe 0.12 / wfi 3,000", "wfe 2,000 ± 500 / wfi 3,000 ± 0", "wfe 16,667x higher / wfi same"}
 	if !slices.Equal(row[:5], want) {
 		t.Errorf("row = %q\nwant %q", row[:5], want)
 	}
@@ -73,7 +73,7 @@ func TestSummaryTableCells(t *testing.T) {
 	if want := fixtureName + ": mean ± 95% CI over 3 repeats"; tab.Title != want {
 		t.Errorf("title %q, want %q", tab.Title, want)
 	}
-	if want := []string{"time_ms (µs)", "0.2 ± 0.25", ""}; !slices.Equal(tab.Rows[0], want) {
+	if want := []string{"time_ms (µs, not ms)", "0.2 ± 0.25", ""}; !slices.Equal(tab.Rows[0], want) {
 		t.Errorf("row %q, want %q", tab.Rows[0], want)
 	}
 }
@@ -90,7 +90,7 @@ func TestSummaryTableOneUnitPerMetric(t *testing.T) {
 			got = append(got, row[:3])
 		}
 	}
-	want := [][]string{{"10", "time_ms (µs)", "0.0045"}, {"1,000", "time_ms (µs)", "2,500"}}
+	want := [][]string{{"10", "time_ms (µs, not ms)", "0.0045"}, {"1,000", "time_ms (µs, not ms)", "2,500"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("time_ms rows %q, want %q", got, want)
 	}
@@ -108,5 +108,22 @@ func TestFailuresTableNamesThePoint(t *testing.T) {
 	}
 	if want := fixtureName + ": 1 of 30 runs failed (left out of the statistics)"; tab.Title != want {
 		t.Errorf("title %q, want %q", tab.Title, want)
+	}
+}
+
+// A label says a unit changed only where the metric's name gives its own.
+func TestScaledLabel(t *testing.T) {
+	tests := []struct{ name, unit, shown, want string }{
+		{"counter", "", "", "counter"},
+		{"ns_per_op", "ns", "ns", "ns_per_op (ns)"},
+		{"wait_ms", "ms", "ms", "wait_ms (ms)"},
+		{"wait_ms", "ms", "us", "wait_ms (µs, not ms)"},
+		{"latency", "ms", "us", "latency (µs)"},
+		{"max_irq_latency_us", "us", "ns", "max_irq_latency_us (ns, not µs)"},
+	}
+	for _, tc := range tests {
+		if got := scaledLabel(tc.name, tc.unit, tc.shown); got != tc.want {
+			t.Errorf("scaledLabel(%q, %q, %q) = %q, want %q", tc.name, tc.unit, tc.shown, got, tc.want)
+		}
 	}
 }

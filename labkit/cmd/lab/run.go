@@ -269,7 +269,7 @@ func experimentHelp(w io.Writer, pos, args []string, helpErr error) error {
 	labkit.VariantsTable(e).WriteText(w)
 	var metrics []string
 	for _, m := range e.Metrics {
-		metrics = append(metrics, m.Name+" ("+labkit.ShowUnit(m.Unit)+")")
+		metrics = append(metrics, labkit.MetricLabel(m))
 	}
 	fmt.Fprintf(w, "\nmetrics: %s\n", strings.Join(metrics, ", "))
 	return helpErr

@@ -117,7 +117,7 @@ func TestJSONAndCSVOfEveryExperiment(t *testing.T) {
 		// The summary table: a row per point and metric (the swept values,
 		// then "metric (unit)"), a column per variant.
 		// A row whose values would need scientific notation is shown in a
-		// smaller SI unit: "avg_lock_wait_ms (µs)"; rows are keyed by the
+		// smaller SI unit: "avg_lock_wait_ms (µs, not ms)"; rows are keyed by the
 		// metric's name, and the unit shown gives the factor.
 		table := labkit.SummaryTable(res)
 		rows := map[string][]string{}
@@ -142,6 +142,7 @@ func TestJSONAndCSVOfEveryExperiment(t *testing.T) {
 				f := 1.0
 				if m.Unit != "" {
 					shown := strings.TrimSuffix(strings.TrimPrefix(row[len(e.Sweep)], m.Name+" ("), ")")
+					shown, _, _ = strings.Cut(shown, ", not ") // "µs, not ms"
 					if f = unitFactor(m.Unit, shown); f == 0 {
 						t.Fatalf("%s: row %q shows %s in %q", e.Name, row[len(e.Sweep)], m.Unit, shown)
 					}
