@@ -468,3 +468,23 @@ func TestStampRunTexts(t *testing.T) {
 		}
 	}
 }
+
+// A record's run count reads as English, and values as -set takes them.
+func TestRunsText(t *testing.T) {
+	tests := []struct {
+		r    RunRecord
+		want string
+	}{
+		{RunRecord{Variants: []string{"a"}, Repeats: 1, Runs: 1, Cached: true}, "(1 variant x 1 repeat = 1 run, from the cache)"},
+		{RunRecord{Variants: []string{"a", "b"}, Sweep: []SweepAxis{{Param: "n", Values: []float64{1e6, 2e6}}}, Repeats: 3, Runs: 12, Cached: true}, "(2 variants x 2 points x 3 repeats = 12 runs, from the cache)"},
+		{RunRecord{Variants: []string{"a"}, Repeats: 2, Runs: 7, Cached: true}, "(7 runs, from the cache)"},
+	}
+	for _, tc := range tests {
+		if got := runsText(tc.r); got != tc.want {
+			t.Errorf("runsText = %q, want %q", got, tc.want)
+		}
+	}
+	if got, want := floatSettings(map[string]float64{"iterations": 1e6, "load": 0.25}), "iterations=1000000, load=0.25"; got != want {
+		t.Errorf("floatSettings = %q, want %q", got, want)
+	}
+}

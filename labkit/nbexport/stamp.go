@@ -100,7 +100,7 @@ func ranText(records []RunRecord) string {
 		if s.defs > 1 {
 			defs = fmt.Sprintf("%d definitions, ", s.defs)
 		}
-		parts = append(parts, fmt.Sprintf("<code>%s</code> (%s%d runs: %s)", html.EscapeString(n), defs, s.runs, strings.Join(from, ", ")))
+		parts = append(parts, fmt.Sprintf("<code>%s</code> (%s%s: %s)", html.EscapeString(n), defs, count(s.runs, "run"), strings.Join(from, ", ")))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -111,16 +111,13 @@ func runsText(r RunRecord) string {
 	for _, a := range r.Sweep {
 		points *= len(a.Values)
 	}
-	s := fmt.Sprintf("(%d runs", r.Runs)
+	s := "(" + count(r.Runs, "run")
 	if r.Runs == len(r.Variants)*points*r.Repeats { // else several definitions (a sensitivity run)
-		s = fmt.Sprintf("(%d variant", len(r.Variants))
-		if len(r.Variants) != 1 {
-			s += "s"
-		}
+		s = "(" + count(len(r.Variants), "variant")
 		if points > 1 {
 			s += fmt.Sprintf(" x %d points", points)
 		}
-		s += fmt.Sprintf(" x %d repeats = %d runs", r.Repeats, r.Runs)
+		s += " x " + count(r.Repeats, "repeat") + " = " + count(r.Runs, "run")
 	}
 	switch {
 	case r.Traced:
@@ -327,7 +324,7 @@ func sweepText(axes []SweepAxis) string {
 	for _, a := range axes {
 		vals := make([]string, len(a.Values))
 		for i, v := range a.Values {
-			vals[i] = strconv.FormatFloat(v, 'g', -1, 64)
+			vals[i] = plainNum(v)
 		}
 		parts = append(parts, a.Param+" = "+strings.Join(vals, ", "))
 	}
@@ -338,8 +335,18 @@ func sweepText(axes []SweepAxis) string {
 }
 
 // floatSettings renders parameter values as "a=1, b=2" in key order.
-func floatSettings(m map[string]float64) string {
-	return joinSorted(m, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
+func floatSettings(m map[string]float64) string { return joinSorted(m, plainNum) }
+
+// plainNum writes v exactly, as -set takes it, without an exponent:
+// "iterations=1000000" reads better than 1e+06.
+func plainNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// count writes n things: "1 run", "3 runs".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
