@@ -151,6 +151,12 @@ func scalingParams() platforms.Params {
 			p.Value = 100
 			p.Source = "run length: 100 ms is 19,000-90,000 acquisitions per point; 95% CI within 3% over 2 repeats (measured)"
 			p.Low, p.High = 10, 200
+		case "same_cluster_ns":
+			p.Doc = "cache-line transfer between two cores of one cluster of four"
+		case "cross_cluster_ns":
+			// The generic SoC's clusters are alike: the RK3399's figure
+			// for a transfer between its clusters stands for any pair.
+			p.Doc = "cache-line transfer between cores of two clusters (the RK3399's A53<->A72 figure)"
 		case "irq_cpu":
 			p.Max = 63
 		case "cores":
