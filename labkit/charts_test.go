@@ -108,7 +108,7 @@ func parseOption(t *testing.T, c *Chart) chartOption {
 // handResult is a result of e with the given metric values per variant and
 // point (repeats = len of each list).
 func handResult(e platforms.Experiment, metric string, values map[string][][]float64) *Result {
-	r := &Result{Experiment: e}
+	r := &Result{Experiment: e, Complete: true}
 	for _, v := range e.Variants {
 		for p, xs := range values[v.Name] {
 			for i, x := range xs {

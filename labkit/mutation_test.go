@@ -132,7 +132,7 @@ package labkit
 //	nb-setting-trim          -p ' N =3' keeps the spaces in the name                   labkit/nbexport/params.go:ParseSetting                        nbexport TestParseSetting
 //	nb-call-type             -p cannot set F = float64(3)                              labkit/nbexport/params.go:literalType                         nbexport TestParameterValues
 //	tornado-order            tornado puts the largest span at the bottom               labkit/resultcharts.go:Tornado                                labkit TestTornadoLargestSpanOnTop
-//	stamp-variant-plural     stamp says '2 variant'                                    labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
+//	stamp-variant-plural     stamp says '1 variant' for 2                              labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
 //	stamp-traced-as-cached   traced runs counted as from the cache                     labkit/nbexport/stamp.go:ranText                              nbexport TestStampRunTexts
 //	stamp-quote-empty        an empty shell word left unquoted                         labkit/nbexport/stamp.go:shellQuote                           nbexport TestStampRunTexts
 //	stamp-sweep-points       sweep points summed, not multiplied                       labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
@@ -633,8 +633,10 @@ var mutants = []mutant{
 		new: `return compareFloat(math.Abs(b.High-b.Low), math.Abs(a.High-a.Low))`,
 		pkg: "./labkit", test: "TestTornadoLargestSpanOnTop"},
 	{name: "stamp-variant-plural", file: "labkit/nbexport/stamp.go",
-		old: `if len(r.Variants) != 1 {`,
-		new: `if len(r.Variants) > 2 {`,
+		old: `if n == 1 {
+		return "1 " + thing`,
+		new: `if n <= 2 {
+		return "1 " + thing`,
 		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
 	{name: "stamp-traced-as-cached", file: "labkit/nbexport/stamp.go",
 		old: "case r.Traced:\n\t\t\ts.traced += r.Runs",
@@ -645,8 +647,8 @@ var mutants = []mutant{
 		new: `if strings.Trim(`,
 		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
 	{name: "stamp-sweep-points", file: "labkit/nbexport/stamp.go",
-		old: "points *= len(a.Values)\n\t}\n\ts := fmt.Sprintf(\"(%d runs\"",
-		new: "points += len(a.Values)\n\t}\n\ts := fmt.Sprintf(\"(%d runs\"",
+		old: "points *= len(a.Values)\n\t}\n\ts := \"(\" + count(r.Runs, \"run\")",
+		new: "points += len(a.Values)\n\t}\n\ts := \"(\" + count(r.Runs, \"run\")",
 		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
 	{name: "cli-cancel-exit", file: "labkit/cmd/lab/main.go",
 		old: "return exitInterrupted\n",

@@ -260,6 +260,9 @@ func SummaryTable(r *Result) Table {
 	if e.Repeats < 2 {
 		title = fmt.Sprintf("%s: one run per variant and point (no interval)", e.Name)
 	}
+	if total, err := RunCount(e); err == nil && !r.Complete && len(r.Runs) < r.Shard.size(total) {
+		title = fmt.Sprintf("%s: mean ± 95%% CI over the runs finished before the interruption, %d of %d", e.Name, len(r.Runs), r.Shard.size(total))
+	}
 	t := Table{Title: title, Key: len(e.Sweep) + 1}
 	for _, a := range e.Sweep {
 		t.Header = append(t.Header, a.Param)

@@ -76,6 +76,11 @@ func TestSummaryTableCells(t *testing.T) {
 	if want := []string{"time_ms (µs, not ms)", "0.2 ± 0.25", ""}; !slices.Equal(tab.Rows[0], want) {
 		t.Errorf("row %q, want %q", tab.Rows[0], want)
 	}
+	// An interrupted run's table says how many runs it stands on.
+	tiny.Complete = false
+	if got, want := SummaryTable(tiny).Title, fixtureName+": mean ± 95% CI over the runs finished before the interruption, 3 of 6"; got != want {
+		t.Errorf("title %q, want %q", got, want)
+	}
 }
 
 // A metric keeps one unit down a sweep: its rows compare at a glance.

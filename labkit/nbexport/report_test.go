@@ -451,6 +451,7 @@ func TestStampRunTexts(t *testing.T) {
 		{RunRecord{Variants: []string{"wfe", "wfi"}, Sweep: sweep, Repeats: 2, Runs: 32, Cached: true}, "(2 variants x 8 points x 2 repeats = 32 runs, from the cache)"},
 		{RunRecord{Variants: []string{"wfe", "wfi"}, Repeats: 3, Runs: 30, Failed: 2}, "(30 runs, computed, 2 failed)"},
 		{RunRecord{Variants: []string{"wfe"}, Repeats: 2, Runs: 2, Traced: true, Cached: true}, "(1 variant x 2 repeats = 2 runs, traced)"},
+		{RunRecord{Variants: []string{"wfe"}, Repeats: 1, Runs: 1, Cached: true}, "(1 variant x 1 repeat = 1 run, from the cache)"},
 	} {
 		if got := runsText(tc.r); got != tc.want {
 			t.Errorf("runsText(%+v) = %q, want %q", tc.r, got, tc.want)
@@ -462,6 +463,13 @@ func TestStampRunTexts(t *testing.T) {
 	if got, want := ranText(recs), "<code>a</code> (2 definitions, 10 runs: 6 computed, 4 from the cache, 1 failed); <code>b</code> (2 runs: 2 traced)"; got != want {
 		t.Errorf("ranText = %q\nwant      %q", got, want)
 	}
+	// Values as -set takes them, without an exponent.
+	if got, want := floatSettings(map[string]float64{"iterations": 1e6, "load": 0.25}), "iterations=1000000, load=0.25"; got != want {
+		t.Errorf("floatSettings = %q, want %q", got, want)
+	}
+	if got, want := sweepText([]SweepAxis{{Param: "n", Values: []float64{1e6, 0.5}}}), "n = 1000000, 0.5"; got != want {
+		t.Errorf("sweepText = %q, want %q", got, want)
+	}
 	for in, want := range map[string]string{"": "''", "cores=4": "cores=4", "a b": "'a b'", "it's": `'it'\''s'`} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
@@ -469,22 +477,3 @@ func TestStampRunTexts(t *testing.T) {
 	}
 }
 
-// A record's run count reads as English, and values as -set takes them.
-func TestRunsText(t *testing.T) {
-	tests := []struct {
-		r    RunRecord
-		want string
-	}{
-		{RunRecord{Variants: []string{"a"}, Repeats: 1, Runs: 1, Cached: true}, "(1 variant x 1 repeat = 1 run, from the cache)"},
-		{RunRecord{Variants: []string{"a", "b"}, Sweep: []SweepAxis{{Param: "n", Values: []float64{1e6, 2e6}}}, Repeats: 3, Runs: 12, Cached: true}, "(2 variants x 2 points x 3 repeats = 12 runs, from the cache)"},
-		{RunRecord{Variants: []string{"a"}, Repeats: 2, Runs: 7, Cached: true}, "(7 runs, from the cache)"},
-	}
-	for _, tc := range tests {
-		if got := runsText(tc.r); got != tc.want {
-			t.Errorf("runsText = %q, want %q", got, tc.want)
-		}
-	}
-	if got, want := floatSettings(map[string]float64{"iterations": 1e6, "load": 0.25}), "iterations=1000000, load=0.25"; got != want {
-		t.Errorf("floatSettings = %q, want %q", got, want)
-	}
-}

@@ -108,8 +108,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if res != nil && errors.Is(err, context.Canceled) {
 			if len(res.Runs) > 0 {
 				fmt.Fprintf(stderr, "interrupted: %d runs finished (kept: the same command resumes from them)\n", len(res.Runs))
+				labkit.SummaryTable(res).WriteText(stdout)
 			}
-			labkit.SummaryTable(res).WriteText(stdout)
 		}
 		return err
 	}
