@@ -1,6 +1,11 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+
+	"synclab/labkit"
+)
 
 // armJudges judge the ARM article's claims (data/claims/claims.json says
 // how, in words, beside each claim).
@@ -262,8 +267,8 @@ var armJudges = map[string]judge{
 	"arm-5g-latency": func(r *runs) (Verdict, string, string) {
 		gw, g, pc := r.mean("split", "global-wfi", 0, "max_lock_wait_ms"), r.mean("split", "global", 0, "max_lock_wait_ms"), r.mean("split", "percpu", 0, "max_lock_wait_ms")
 		art := r.value("before_ms") / r.value("after_ms")
-		mag := fmt.Sprintf("worst lock wait %s ms (global lock, WFI) → %s ms (per-CPU, WFE): %sx, article %g → %g ms (%sx); WFE alone: %s ms (%sx), the split then %sx more",
-			num(gw), num(pc), num(gw/pc), r.value("before_ms"), r.value("after_ms"), num(art), num(g), num(gw/g), num(g/pc))
+		mag := fmt.Sprintf("worst lock wait %s (global lock, WFI) → %s (per-CPU, WFE): %sx, article %g → %g ms (%sx); WFE alone: %s (%sx), the split then %sx more",
+			labkit.Quantity(gw, "ms"), labkit.Quantity(pc, "ms"), num(gw/pc), r.value("before_ms"), r.value("after_ms"), num(art), labkit.Quantity(g, "ms"), num(gw/g), num(g/pc))
 		switch {
 		case within(gw/pc, art, 2):
 			return Holds, mag, "the worst case falls by the article's factor"
@@ -296,4 +301,20 @@ func sevWait(r *runs, lock, lose int) float64 {
 		run = "rk-sev-lost"
 	}
 	return 1000 * r.mean(run, "wfe", r.point(run, "lock", lock), "avg_lock_wait_ms")
+}
+
+// handOffRun is the ledger's run of the core-to-core check handOffCheck:
+// the same experiment, variant and settings, so the same result as
+// notebook 05's.
+const handOffRun, handOffCheck = "c2c-pair", "c2c-a72-pair-lx2160a"
+
+// handOffCaveat is the caveat of a verdict resting on cache-line hand-offs:
+// how far the model's A72 hand-off is from the published figure (notebook
+// 05, section 2: the model's LL/SC hop is two line transfers).
+func handOffCaveat(r *runs) string {
+	cs := labkit.Checks()
+	c := cs[slices.IndexFunc(cs, func(c labkit.Check) bool { return c.ID == handOffCheck })]
+	hop, transfers := r.mean(handOffRun, c.Variant, 0, c.Metric), r.mean(handOffRun, c.Variant, 0, "transfers_per_hop")
+	return fmt.Sprintf("it rests on cache-line hand-offs, which the model makes too slow (notebook 05, section 2): an A72 LL/SC hand-off takes %s line transfers, %s ns one way within an A72 pair, %s the %s ns published",
+		num(transfers), num(hop), vs(hop, c.Published), num(c.Published))
 }

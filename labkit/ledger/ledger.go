@@ -90,6 +90,11 @@ type Claim struct {
 	// Wrong says, citing them, how the sources the claim is about show it
 	// false (then Runs is empty).
 	Wrong string `json:"wrong,omitempty"`
+	// HandOffs marks a verdict whose magnitude rests on the RK3399 model's
+	// cache-line hand-offs, which notebook 05 finds too slow against the
+	// published core-to-core figures; the claim then lists handOffRun, and
+	// its judgement carries the caveat computed from it.
+	HandOffs bool `json:"handoffs,omitempty"`
 }
 
 // Ledger is the data file: articles, runs and claims.
@@ -141,6 +146,8 @@ func (l Ledger) check() error {
 			return fmt.Errorf("ledger: claim %s: needs exactly one of runs (and how), a not_simulable reason or a wrong reason", c.ID)
 		case len(c.Runs) > 0 && (c.How == "" || judges[c.ID] == nil):
 			return fmt.Errorf("ledger: claim %s: judged by runs %v, but has no how or no judge in labkit/ledger", c.ID, c.Runs)
+		case c.HandOffs && !slices.Contains(c.Runs, handOffRun):
+			return fmt.Errorf("ledger: claim %s: rests on hand-offs, but does not list run %s, which its caveat needs", c.ID, handOffRun)
 		}
 		for _, r := range c.Runs {
 			if !runs[r] {
@@ -200,6 +207,8 @@ type Judgement struct {
 	Verdict   Verdict `json:"verdict"`
 	Magnitude string  `json:"magnitude,omitempty"`
 	Why       string  `json:"why"`
+	// Caveat qualifies the magnitude (Claim.HandOffs).
+	Caveat string `json:"caveat,omitempty"`
 }
 
 // Judge runs every run the claims need (Run) and judges every claim.
@@ -246,13 +255,24 @@ func (l Ledger) JudgeResults(results map[string]*labkit.Result) []Judgement {
 		default:
 			rr := &runs{c: c, res: results}
 			j.Verdict, j.Magnitude, j.Why = judges[c.ID](rr)
+			if c.HandOffs {
+				j.Caveat = handOffCaveat(rr)
+			}
 			if len(rr.missing) > 0 {
-				j.Verdict, j.Magnitude, j.Why = NotSimulated, "", "no result for "+strings.Join(rr.missing, "; ")
+				j.Verdict, j.Magnitude, j.Why, j.Caveat = NotSimulated, "", "no result for "+strings.Join(rr.missing, "; "), ""
 			}
 		}
 		out = append(out, j)
 	}
 	return out
+}
+
+// WhyText is why the verdict is what it is, with the caveat if any.
+func (j Judgement) WhyText() string {
+	if j.Caveat == "" {
+		return j.Why
+	}
+	return j.Why + ". Caveat: " + j.Caveat
 }
 
 // Verdicts lists the verdicts in the order counts and tables give them.
@@ -291,7 +311,7 @@ func Table(js []Judgement) labkit.Table {
 	t := labkit.Table{Title: "Claims ledger: " + CountsText(js),
 		Header: []string{"id", "article", "§", "claim", "verdict", "magnitude", "why"}}
 	for _, j := range js {
-		t.Rows = append(t.Rows, []string{j.ID, j.Article.ID, j.Section, j.Claim.Claim, string(j.Verdict), j.Magnitude, j.Why})
+		t.Rows = append(t.Rows, []string{j.ID, j.Article.ID, j.Section, j.Claim.Claim, string(j.Verdict), j.Magnitude, j.WhyText()})
 	}
 	return t
 }

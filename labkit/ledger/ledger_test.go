@@ -51,6 +51,7 @@ func TestParseRefusesBadLedgers(t *testing.T) {
 		{`{"id":"x","article":"esp","quote":"q","claim":"c","not_simulable":"w"}`, `article "esp" unknown`},
 		{`{"id":"arm-table-wait","article":"arm","quote":"q","claim":"c","runs":["nope"],"how":"h"}`, `run "nope" unknown`},
 		{`{"id":"x","article":"arm","quote":"q","claim":"c","not_simulable":"w","extra":1}`, "unknown field"},
+		{`{"id":"arm-table-wait","article":"arm","quote":"q","claim":"c","runs":["r"],"how":"h","handoffs":true}`, "does not list run c2c-pair"},
 	} {
 		_, err := Parse([]byte(fmt.Sprintf(good, tc.claim)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -40,7 +40,7 @@ func Splice(doc, section string) (string, error) {
 func (l Ledger) Readme(results map[string]*labkit.Result, js []Judgement) string {
 	verdict := map[string]string{}
 	for _, j := range js {
-		verdict[j.ID] = fmt.Sprintf("**%s**: %s", j.Verdict, j.Why)
+		verdict[j.ID] = fmt.Sprintf("**%s**: %s", j.Verdict, j.WhyText())
 	}
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -64,7 +64,7 @@ func (l Ledger) Readme(results map[string]*labkit.Result, js []Judgement) string
 	esp, _ := l.Article("esp32")
 	es := results["esp-main"]
 	iters := es.Experiment.Params.Get("iterations")
-	w("Article 1, %s, on the ESP32 model (`lab run esp32-critical-section`: %g tasks x %s increments):\n\n", esp.Cite(), es.Experiment.Params.Get("tasks"), num(iters))
+	w("Article 1, %s, on the ESP32 model (`lab run esp32-critical-section -repeats %d`: %g tasks x %s increments):\n\n", esp.Cite(), es.Experiment.Repeats, es.Experiment.Params.Get("tasks"), num(iters))
 	w("| metric | article mutex | model mutex | article notify | model notify | verdict |\n|---|---|---|---|---|---|\n")
 	w("| time per task iteration (ns) | %s | %s | %s | %s | %s |\n", num(ref(es, "mutex", "ns_per_op")), num(m("esp-main", "mutex", "ns_per_op")),
 		num(ref(es, "notify", "ns_per_op")), num(m("esp-main", "notify", "ns_per_op")), cell(verdict["esp-table-time"]))

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -279,5 +281,58 @@ func TestDeadlockQuote(t *testing.T) {
 		if got := deadlock(in); got != want {
 			t.Errorf("deadlock(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The hand-off caveat's run is the core-to-core check's own definition
+// (same experiment, variants and parameters, so notebook 05's result), and
+// the caveat is on exactly the claims marked handoffs, quoting the run's
+// numbers against the published figure. Kills a caveat built from another
+// run, or typed in.
+func TestHandOffCaveat(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c labkit.Check
+	for _, x := range labkit.Checks() {
+		if x.ID == handOffCheck {
+			c = x
+		}
+	}
+	run := l.Runs[slices.IndexFunc(l.Runs, func(r Run) bool { return r.Name == handOffRun })]
+	got, err := run.Build(catalog.Lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := catalog.Lookup(c.Experiment)
+	if err == nil {
+		want, err = want.WithVariants(c.Variant)
+	}
+	if err == nil {
+		want, err = want.WithSettings(c.Settings...)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != want.Name || !slices.Equal(got.VariantNames(), want.VariantNames()) || !maps.Equal(got.Params.Values(), want.Params.Values()) || got.Repeats != want.Repeats {
+		t.Errorf("run %s is %s %v, want check %s's %s %v at its settings", handOffRun, got.Name, got.VariantNames(), c.ID, want.Name, want.VariantNames())
+	}
+	w := world{handOffRun + "/" + c.Variant + "/" + c.Metric: 123.4, handOffRun + "/" + c.Variant + "/transfers_per_hop": 3}
+	marked := 0
+	for _, j := range l.JudgeResults(w.results(t, l)) {
+		switch {
+		case j.HandOffs:
+			marked++
+			if !strings.Contains(j.Caveat, "3 line transfers, 123 ns one way") || !strings.Contains(j.Caveat, fmt.Sprintf("the %s ns published", num(c.Published))) ||
+				!strings.Contains(j.WhyText(), j.Why+". Caveat: ") {
+				t.Errorf("%s: caveat %q (why %q); want the run's numbers against the published %g ns", j.ID, j.Caveat, j.WhyText(), c.Published)
+			}
+		case j.Caveat != "" || j.WhyText() != j.Why:
+			t.Errorf("%s: not marked handoffs, but has caveat %q", j.ID, j.Caveat)
+		}
+	}
+	if marked == 0 {
+		t.Error("no claim carries the hand-off caveat")
 	}
 }
