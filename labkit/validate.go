@@ -147,6 +147,7 @@ func (c Check) ModelValue(r *Result) float64 {
 // catalog's Lookup). A check whose experiment fails to run is an
 // ERROR verdict carrying the error (Pass false); only a cancelled ctx or a
 // check naming an unknown experiment, variant or setting stops Validate.
+// In a report (lab report) each check's result is noted for the stamp.
 func Validate(ctx context.Context, checks []Check, find func(string) (platforms.Experiment, error), opts RunOptions) ([]Verdict, error) {
 	out := make([]Verdict, 0, len(checks))
 	for _, c := range checks {
@@ -158,6 +159,7 @@ func Validate(ctx context.Context, checks []Check, find func(string) (platforms.
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		Note(r) // a report's stamp lists the checks' runs with the notebook's own
 		if err != nil {
 			out = append(out, Verdict{Check: c, Verdict: "ERROR", Err: err.Error()})
 			continue

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"synclab/labkit/nbexport"
 	"synclab/platforms"
 )
 
@@ -114,9 +117,19 @@ func TestValidateRunsEachCheck(t *testing.T) {
 	rel.Experiment, rel.Variant, rel.Baseline, rel.Settings = "fixture-two", "w", "v", nil // 100*(100-40)/100
 	broken := y
 	broken.ID, broken.Experiment = "broken", failing.Name
+	log := filepath.Join(t.TempDir(), "session.jsonl")
+	t.Setenv(nbexport.SessionEnv, log) // as in a report: the runs are noted for its stamp
 	vs, err := Validate(context.Background(), []Check{y, rel, broken}, find2, RunOptions{NoCache: true, Progress: NoProgress})
 	if err != nil {
 		t.Fatal(err)
+	}
+	recs, err := nbexport.ReadSession(log)
+	var noted []string
+	for _, r := range recs {
+		noted = append(noted, r.Experiment)
+	}
+	if err != nil || !slices.Contains(noted, "fixture-line") || !slices.Contains(noted, "fixture-two") {
+		t.Errorf("the checks' runs noted for the report's stamp: %v (%v); want fixture-line and fixture-two", noted, err)
 	}
 	got := fmt.Sprintf("%s %g %s | %s %g %s | %s %s", vs[0].ID, vs[0].Model, vs[0].Verdict, vs[1].ID, vs[1].Model, vs[1].Verdict, vs[2].ID, vs[2].Verdict)
 	if want := "y 100 pass | rel 60 FAIL | broken ERROR"; got != want {
