@@ -37,7 +37,7 @@ var esp32Judges = map[string]judge{
 	},
 	"esp-table-irq": func(r *runs) (Verdict, string, string) {
 		mu, no := r.mean("esp-main", "mutex", 0, "max_irq_latency_us"), r.mean("esp-main", "notify", 0, "max_irq_latency_us")
-		mag := fmt.Sprintf("max latency of the 1 kHz interrupt on core 0: notify %s µs, mutex %s µs: notify %s the mutex's (article %g and %g µs: %s)",
+		mag := fmt.Sprintf("max latency of the 1 kHz interrupt on core 0 (each seed's largest, averaged over the seeds): notify %s µs, mutex %s µs: notify %s the mutex's (article %g and %g µs: %s)",
 			num(no), num(mu), vs(no, mu), r.value("notify"), r.value("mutex"), vs(r.value("notify"), r.value("mutex")))
 		if no < mu {
 			return Holds, mag, "notify masks interrupts for less time"
