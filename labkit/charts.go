@@ -293,6 +293,9 @@ func xAxis(name string, xs []float64) opts.XAxis {
 		}
 		ax.Data = cats
 		ax.Name += " (not to scale)"
+	case "log":
+		ax.Name += " (log scale)"
+		fallthrough
 	default:
 		ax.Scale = opts.Bool(true)
 		ax.AxisLabel = &opts.AxisLabel{Formatter: fn("num")}

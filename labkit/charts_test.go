@@ -450,3 +450,19 @@ func TestLineAxis(t *testing.T) {
 		}
 	}
 }
+
+// An x axis says when it is not linear, in Lines as in SweepLines.
+func TestXAxisNamesItsScale(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want string
+	}{
+		{[]float64{1, 2, 4, 8}, "cores"},
+		{[]float64{1, 10, 100, 1000}, "cores (log scale)"},
+		{[]float64{0, 1, 10, 100, 1000}, "cores (not to scale)"},
+	} {
+		if got := xAxis("cores", tc.xs).Name; got != tc.want {
+			t.Errorf("xAxis(%v) named %q, want %q", tc.xs, got, tc.want)
+		}
+	}
+}

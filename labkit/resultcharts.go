@@ -226,9 +226,6 @@ func SweepLines(r *Result, metric, param string) (*Chart, error) {
 	title := fmt.Sprintf("%s: %s vs %s", e.Name, MetricLabel(m), param)
 	ya := lineAxis(m.Unit, values)
 	xa := xAxis(xName, xs)
-	if kind == "log" {
-		xa.Name += " (log scale)"
-	}
 	line.SetGlobalOptions(append(layout{title: title, subtitle: sub, height: chartHeight, legend: e.VariantNames(), bottom: 64}.globals(),
 		charts.WithXAxisOpts(xa), charts.WithYAxisOpts(ya))...)
 	if kind == "category" {
