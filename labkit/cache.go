@@ -71,7 +71,11 @@ func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions)
 		return res, err
 	}
 	if serr := save(ctx, path, res); serr != nil {
-		fmt.Fprintf(logw, "labkit: cannot cache result (its runs stay in the journal): %v\n", serr)
+		kept := "" // without a journal (openJournal said why) nothing is kept
+		if b.journal != nil {
+			kept = " (its runs stay in the journal)"
+		}
+		fmt.Fprintf(logw, "labkit: cannot cache result%s: %v\n", kept, serr)
 		_ = b.journal.close()
 		return res, err
 	}

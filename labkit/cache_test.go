@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -98,4 +99,19 @@ func TestCacheHitRemovesAStaleJournal(t *testing.T) {
 		t.Fatalf("cache hit: %v, from %q, computed %d runs in all (want 22)", err, hit.From, calls.Load())
 	}
 	assertOnly(t, dir, filepath.Base(path))
+}
+
+// A store it cannot write in still gives the result, and says that nothing
+// is kept: no journal could be opened, so none keeps the runs.
+func TestUnwritableStoreSaysNothingIsKept(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	writeFile(t, file, []byte("x"))
+	var log bytes.Buffer
+	res, err := RunExperiment(context.Background(), sweptFixture(t), RunOptions{Dir: filepath.Join(file, "store"), Progress: NoProgress, Log: &log})
+	if err != nil || !res.Complete {
+		t.Fatalf("RunExperiment: %v", err)
+	}
+	if got := log.String(); !strings.Contains(got, "cannot keep a journal") || !strings.Contains(got, "cannot cache result: ") || strings.Contains(got, "stay in the journal") {
+		t.Errorf("log %q: want both failures said, and no journal claimed", got)
+	}
 }
