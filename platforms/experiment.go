@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -257,7 +258,13 @@ func (e Experiment) WithSettings(settings ...string) (Experiment, error) {
 			return e, fmt.Errorf("setting %q: want key=value; keys: %s", s, strings.Join(e.Params.Keys(), ", "))
 		}
 		key = strings.TrimSpace(key)
+		if key == "" {
+			return e, fmt.Errorf("setting %q: no parameter name before '='; keys: %s", s, strings.Join(e.Params.Keys(), ", "))
+		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return e, fmt.Errorf("setting %q: value %q of %s is beyond what a float64 holds", s, val, key)
+		}
 		if err != nil {
 			return e, fmt.Errorf("setting %q: value %q of %s is not a number", s, val, key)
 		}

@@ -65,7 +65,8 @@ func TestWithValidation(t *testing.T) {
 	}{
 		{"work", 500, nil},
 		{"hz", 1000, nil},
-		{"work", 0, []string{"work", "out of range", "[1, 1e+06]"}},
+		{"work", 0, []string{"work", "out of range", "[1, 1000000]"}},
+		{"work", 2.5e7, []string{"value 25000000 out of range"}},
 		{"hz", 300, []string{"hz", "choose one of", "100 250 1000"}},
 		{"nosuch", 1, []string{"nosuch", "known:", "hz, noise, slowdown, work"}},
 	}
@@ -88,9 +89,10 @@ func TestWithSettingsAndVariants(t *testing.T) {
 	if err != nil || e.Params.Get("work") != 250 || e.Params.Get("noise") != 0.2 {
 		t.Fatalf("WithSettings: %v", err)
 	}
-	for _, bad := range []string{"work", "work=abc", "zzz=1"} {
-		if _, err := fixture().WithSettings(bad); err == nil {
-			t.Errorf("WithSettings(%q) accepted", bad)
+	for bad, want := range map[string]string{"work": "want key=value", "work=abc": "is not a number", "zzz=1": "zzz", "=5": "no parameter name",
+		"work=1e400": "beyond what a float64 holds"} {
+		if _, err := fixture().WithSettings(bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("WithSettings(%q): %v, want an error saying %q", bad, err, want)
 		}
 	}
 	// A number followed by anything else is not a number (fmt.Sscan read

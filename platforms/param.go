@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -51,21 +52,30 @@ func (p Param) Check(v float64) error {
 		return fmt.Errorf("parameter %s: value NaN is not a number", p.Key)
 	}
 	if p.Integer && v != math.Trunc(v) {
-		return fmt.Errorf("parameter %s: value %g is not a whole number", p.Key, v)
+		return fmt.Errorf("parameter %s: value %s is not a whole number", p.Key, plain(v))
 	}
 	if len(p.Choices) > 0 {
 		if slices.Contains(p.Choices, v) {
 			return nil
 		}
 		if p.Unit == "code" { // the numbers mean nothing without their names
-			return fmt.Errorf("parameter %s: value %g not allowed; choose one of %v (%s)", p.Key, v, p.Choices, p.Doc)
+			return fmt.Errorf("parameter %s: value %s not allowed; choose one of %v (%s)", p.Key, plain(v), p.Choices, p.Doc)
 		}
-		return fmt.Errorf("parameter %s: value %g not allowed; choose one of %v", p.Key, v, p.Choices)
+		return fmt.Errorf("parameter %s: value %s not allowed; choose one of %v", p.Key, plain(v), p.Choices)
 	}
 	if v < p.Min || v > p.Max {
-		return fmt.Errorf("parameter %s: value %g out of range %s", p.Key, v, strings.TrimSpace(fmt.Sprintf("[%g, %g] %s", p.Min, p.Max, p.Unit)))
+		return fmt.Errorf("parameter %s: value %s out of range %s", p.Key, plain(v), strings.TrimSpace(fmt.Sprintf("[%s, %s] %s", plain(p.Min), plain(p.Max), p.Unit)))
 	}
 	return nil
+}
+
+// plain writes v as a user types it, without an exponent ("10000000", not
+// 1e+07) unless it is too large or small to read so.
+func plain(v float64) string {
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e15) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // Params is an ordered set of parameters, looked up by key.

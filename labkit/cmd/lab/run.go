@@ -299,7 +299,9 @@ func experimentFromFlags(name string, sets, variants []string, seed string, repe
 		}
 	}
 	if seed != "" {
-		if e.Seed, err = strconv.ParseUint(seed, 0, 64); err != nil {
+		if e.Seed, err = strconv.ParseUint(seed, 0, 64); errors.Is(err, strconv.ErrRange) {
+			return e, badInput("-seed %q: above the largest seed, 2^64-1 = 18446744073709551615", seed)
+		} else if err != nil {
 			return e, badInput("-seed %q: want a non-negative integer", seed)
 		}
 	}
