@@ -57,6 +57,11 @@ type Options struct {
 	// Code is the exporting program's code version, stamped when a
 	// notebook runs no experiment.
 	Code string
+	// Defaults, when set, gives the catalog's parameter values of an
+	// experiment, so that the stamp lists the values each run changed,
+	// however the notebook changed them; without it the stamp lists what
+	// the notebook passed to labkit.RunWith.
+	Defaults func(experiment string) (map[string]float64, bool)
 	// Jobs is how many notebooks execute at once (0: one per CPU).
 	Jobs int
 	// Progress, when set, hears when each notebook starts and, with the
@@ -303,7 +308,7 @@ func exportOne(ctx context.Context, tools Tools, path string, opts Options, note
 		return nil, err
 	}
 	finish(executed, reportInfo{notebook: path, source: source, title: nb.Title(), params: params, set: opts.Params,
-		records: records, code: opts.Code, when: start})
+		records: records, code: opts.Code, when: start, defaults: opts.Defaults})
 	executed.setTitle(cmp.Or(nb.Title(), strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))))
 	final := filepath.Join(tmp, "final.ipynb")
 	if err := writeNotebook(final, executed); err != nil {

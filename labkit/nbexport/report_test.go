@@ -3,6 +3,7 @@ package nbexport
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -345,15 +346,38 @@ func TestDistinctive(t *testing.T) {
 		{Experiment: "c", Params: map[string]float64{"x": 1, "y": 7}},
 		{Experiment: "c", Params: map[string]float64{"x": 2, "y": 7}},
 	}
-	usual := usualValues(recs)
-	want := map[string]map[string]float64{"a": {"y": 5, "z": 3}, "c": {"x": 1}}
-	if !reflect.DeepEqual(usual, want) {
-		t.Errorf("usual values %v, want %v (x never differs in a; b ran once)", usual, want)
+	usual := usualValues(recs, nil)
+	if want := map[string]float64{"y": 5, "z": 3}; !reflect.DeepEqual(usual["a"], want) || len(usual) != 2 || len(usual["c"]) != 1 || !math.IsNaN(usual["c"]["x"]) {
+		t.Errorf("usual values %v, want a: %v (x never differs in a), c: x without one (a tie), none for b (ran once)", usual, want)
 	}
-	for i, want := range []string{"y=2", "usual values", "z=4", "x=9", "usual values", "x=2"} {
+	for i, want := range []string{"y=2", "usual values", "z=4", "x=9", "x=1", "x=2"} {
 		if got := distinctive(recs[i], usual[recs[i].Experiment]); got != want {
 			t.Errorf("record %d: %q, want %q", i, got, want)
 		}
+	}
+	if got := usualLine(usual["c"], nil); got != "" {
+		t.Errorf("usual line of c %q, want none", got)
+	}
+	// With the defaults known, a tie goes to the default (c's x=2 here),
+	// not to whichever record came first.
+	usual = usualValues(recs, map[string]map[string]float64{"c": {"x": 2, "y": 7}})
+	if want := map[string]float64{"x": 2}; !reflect.DeepEqual(usual["c"], want) {
+		t.Errorf("usual values of c %v, want %v", usual["c"], want)
+	}
+	for _, tc := range []struct {
+		usual, defaults map[string]float64
+		want            string
+	}{
+		{map[string]float64{"x": 2}, map[string]float64{"x": 2, "y": 7}, "its defaults"},
+		{map[string]float64{"x": 3, "y": math.NaN()}, map[string]float64{"x": 2, "y": 7}, "x=3, the others its defaults"},
+		{map[string]float64{"x": 3, "y": math.NaN()}, nil, "x=3"},
+	} {
+		if got := usualLine(tc.usual, tc.defaults); got != tc.want {
+			t.Errorf("usualLine(%v, %v) = %q, want %q", tc.usual, tc.defaults, got, tc.want)
+		}
+	}
+	if got, want := changed(map[string]float64{"x": 1, "y": 7, "new": 3}, map[string]float64{"x": 2, "y": 7}), map[string]float64{"x": 1, "new": 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("changed = %v, want %v", got, want)
 	}
 }
 
@@ -476,4 +500,3 @@ func TestStampRunTexts(t *testing.T) {
 		}
 	}
 }
-

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -25,6 +26,7 @@ type reportInfo struct {
 	records  []RunRecord
 	code     string // the exporting program's code version
 	when     time.Time
+	defaults func(experiment string) (map[string]float64, bool) // Options.Defaults
 }
 
 // tocPlaceholder is replaced by the table of contents once the page is
@@ -220,8 +222,22 @@ func stampHTML(ri reportInfo) string {
 		b.WriteString("<p>The notebook ran no experiment through labkit.RunWith.</p>\n")
 	} else {
 		b.WriteString(`<table class="synclab"><caption>Experiments run (each definition hash names one result in data/results)</caption><thead><tr><th>experiment</th><th>platform</th><th>variants</th><th>sweep</th><th>repeats</th><th>seed</th><th>values set (for an experiment run in several definitions: those unlike its usual values, listed under the table)</th><th>definition hash</th><th>runs</th></tr></thead><tbody>`)
-		usual := usualValues(ri.records)
-		for _, r := range ri.records {
+		defaults := map[string]map[string]float64{}
+		if ri.defaults != nil {
+			for _, r := range ri.records {
+				if d, ok := ri.defaults(r.Experiment); ok {
+					defaults[r.Experiment] = d
+				}
+			}
+		}
+		records := slices.Clone(ri.records)
+		for i, r := range records {
+			if d, ok := defaults[r.Experiment]; ok {
+				records[i].Set = changed(r.Params, d)
+			}
+		}
+		usual := usualValues(records, defaults)
+		for _, r := range records {
 			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td><code>%s</code></td><td>%s</td></tr>",
 				html.EscapeString(r.Experiment), html.EscapeString(r.Platform), html.EscapeString(strings.Join(r.Variants, ", ")),
 				html.EscapeString(sweepText(r.Sweep)), r.Repeats, r.Seed, html.EscapeString(distinctive(r, usual[r.Experiment])), html.EscapeString(r.Hash),
@@ -229,8 +245,10 @@ func stampHTML(ri reportInfo) string {
 		}
 		b.WriteString("</tbody></table>\n")
 		for _, name := range slices.Sorted(maps.Keys(usual)) {
-			fmt.Fprintf(&b, "<p>Usual values of <code>%s</code> (its rows above list those that differ): %s.</p>\n",
-				html.EscapeString(name), html.EscapeString(floatSettings(usual[name])))
+			if text := usualLine(usual[name], defaults[name]); text != "" {
+				fmt.Fprintf(&b, "<p>Usual values of <code>%s</code> (its rows above list those that differ): %s.</p>\n",
+					html.EscapeString(name), html.EscapeString(text))
+			}
 		}
 		for _, r := range ri.records {
 			fmt.Fprintf(&b, "<details><summary>Every parameter of <code>%s</code> (%s)</summary><p>%s</p></details>\n",
@@ -243,9 +261,12 @@ func stampHTML(ri reportInfo) string {
 
 // usualValues returns, for each experiment that several records ran, the
 // usual value of every parameter that a notebook set or that differs
-// between them: the most frequent one, the earliest record's among equals.
-// A row then lists only what sets its definition apart.
-func usualValues(records []RunRecord) map[string]map[string]float64 {
+// between them: the default if the experiment's defaults are known and it
+// is among the most frequent values, else the most frequent value if
+// several records share it and no other value is as frequent. A parameter
+// without one (every record its own value, or a tie) is NaN: each row then
+// lists its value. A row lists only what sets its definition apart.
+func usualValues(records []RunRecord, defaults map[string]map[string]float64) map[string]map[string]float64 {
 	byExp := map[string][]RunRecord{}
 	for _, r := range records {
 		byExp[r.Experiment] = append(byExp[r.Experiment], r)
@@ -272,19 +293,26 @@ func usualValues(records []RunRecord) map[string]map[string]float64 {
 		u := map[string]float64{}
 		for k := range keys {
 			count := map[float64]int{}
-			var order []float64 // values in the order records first have them
 			for _, r := range rs {
 				if v, ok := r.Params[k]; ok {
-					if count[v] == 0 {
-						order = append(order, v)
-					}
 					count[v]++
 				}
 			}
-			for i, v := range order {
-				if i == 0 || count[v] > count[u[k]] {
-					u[k] = v
+			most := slices.Max(slices.Collect(maps.Values(count)))
+			var top []float64
+			for v, n := range count {
+				if n == most {
+					top = append(top, v)
 				}
+			}
+			def, hasDef := defaults[name][k]
+			switch {
+			case hasDef && slices.Contains(top, def):
+				u[k] = def
+			case len(top) == 1 && most > 1:
+				u[k] = top[0]
+			default:
+				u[k] = math.NaN()
 			}
 		}
 		out[name] = u
@@ -301,7 +329,7 @@ func distinctive(r RunRecord, usual map[string]float64) string {
 	}
 	diff := map[string]float64{}
 	for k, u := range usual {
-		if v, ok := r.Params[k]; ok && v != u {
+		if v, ok := r.Params[k]; ok && v != u { // always for NaN: no usual value
 			diff[k] = v
 		}
 	}
@@ -309,6 +337,32 @@ func distinctive(r RunRecord, usual map[string]float64) string {
 		return "usual values"
 	}
 	return floatSettings(diff)
+}
+
+// usualLine is what the line under the table says of an experiment's usual
+// values, "" when it has none to say.
+func usualLine(usual, defaults map[string]float64) string {
+	u := maps.Clone(usual)
+	maps.DeleteFunc(u, func(_ string, v float64) bool { return math.IsNaN(v) })
+	if defaults == nil {
+		return floatSettings(u)
+	}
+	if c := changed(u, defaults); len(c) > 0 {
+		return floatSettings(c) + ", the others its defaults"
+	}
+	return "its defaults"
+}
+
+// changed returns the values of params that differ from defaults (or that
+// defaults lacks).
+func changed(params, defaults map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range params {
+		if d, ok := defaults[k]; !ok || d != v {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func noteText(r RunRecord) string {

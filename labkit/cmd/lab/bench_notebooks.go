@@ -34,7 +34,7 @@ func benchNotebooks(ctx context.Context, fig benchFigures, paths []string, note 
 		return err
 	}
 	var names []string
-	opts := nbexport.Options{OutDir: filepath.Join(tmp, "reports"), Progress: func(e nbexport.Event) {
+	opts := nbexport.Options{OutDir: filepath.Join(tmp, "reports"), Defaults: defaults, Progress: func(e nbexport.Event) {
 		if e.Note != "" { // the wall time includes the restart
 			note("notebooks_cold_wall_s: %s: %s", filepath.Base(e.Notebook), e.Note)
 		}

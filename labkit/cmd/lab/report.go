@@ -44,7 +44,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *jobs < 1 {
 		return badInput("-j %d: want at least 1 notebook at a time", *jobs)
 	}
-	opts := nbexport.Options{OutDir: *out, ShowCode: *code, PDF: *pdf, Jobs: *jobs, Code: labkit.CurrentCode().String(), Params: map[string]string{}}
+	opts := nbexport.Options{OutDir: *out, ShowCode: *code, PDF: *pdf, Jobs: *jobs, Code: labkit.CurrentCode().String(), Params: map[string]string{}, Defaults: defaults}
 	for _, p := range params {
 		k, v, err := nbexport.ParseSetting(p)
 		if err != nil {
@@ -160,4 +160,14 @@ func (s *statusLine) stop() {
 		s.show("")
 		close(s.done)
 	}
+}
+
+// defaults gives the catalog's parameter values of an experiment, for a
+// report's stamp (nbexport.Options.Defaults).
+func defaults(experiment string) (map[string]float64, bool) {
+	e, err := lookup(experiment)
+	if err != nil {
+		return nil, false
+	}
+	return e.Params.Values(), true
 }
