@@ -268,21 +268,32 @@ func SummaryTable(r *Result) Table {
 		t.Header = append(t.Header, a.Param)
 	}
 	t.Header = append(append(t.Header, "metric"), e.VariantNames()...)
+	// sums[p][j][i]: point p, metric j, variant i.
+	points := e.Points()
+	sums := make([][][]Summary, len(points))
+	for p := range points {
+		sums[p] = make([][]Summary, len(e.Metrics))
+		for j, m := range e.Metrics {
+			for _, v := range e.Variants {
+				sums[p][j] = append(sums[p][j], r.Summary(v.Name, p, m.Name))
+			}
+		}
+	}
 	// One unit per metric down the whole sweep, so that its rows compare at
 	// a glance (a point's own unit would switch from µs to ms between rows).
 	factors, units := make([]float64, len(e.Metrics)), make([]string, len(e.Metrics))
 	for j, m := range e.Metrics {
 		var means []float64
-		for p := range e.Points() {
-			for _, v := range e.Variants {
-				if s := r.Summary(v.Name, p, m.Name); s.N > 0 {
+		for p := range points {
+			for _, s := range sums[p][j] {
+				if s.N > 0 {
 					means = append(means, s.Mean)
 				}
 			}
 		}
 		factors[j], units[j] = rowUnit(m.Unit, means...)
 	}
-	for p, pt := range e.Points() {
+	for p, pt := range points {
 		present, notes := false, make([]string, len(e.Variants))
 		for i, v := range e.Variants {
 			notes[i] = r.failureNote(v.Name, p)
@@ -298,9 +309,9 @@ func SummaryTable(r *Result) Table {
 		for j, m := range e.Metrics {
 			f := factors[j]
 			row := append(slices.Clone(lead), scaledLabel(m.Name, m.Unit, units[j]))
-			for _, v := range e.Variants {
+			for _, s := range sums[p][j] {
 				cell := ""
-				if s := r.Summary(v.Name, p, m.Name); s.N > 0 {
+				if s.N > 0 {
 					cell = MeanCI(Summary{N: s.N, Mean: f * s.Mean, Half: f * s.Half})
 				}
 				row = append(row, cell)
