@@ -52,26 +52,27 @@ func (p Param) Check(v float64) error {
 		return fmt.Errorf("parameter %s: value NaN is not a number", p.Key)
 	}
 	if p.Integer && v != math.Trunc(v) {
-		return fmt.Errorf("parameter %s: value %s is not a whole number", p.Key, plain(v))
+		return fmt.Errorf("parameter %s: value %s is not a whole number", p.Key, FormatValue(v))
 	}
 	if len(p.Choices) > 0 {
 		if slices.Contains(p.Choices, v) {
 			return nil
 		}
 		if p.Unit == "code" { // the numbers mean nothing without their names
-			return fmt.Errorf("parameter %s: value %s not allowed; choose one of %v (%s)", p.Key, plain(v), p.Choices, p.Doc)
+			return fmt.Errorf("parameter %s: value %s not allowed; choose one of %v (%s)", p.Key, FormatValue(v), p.Choices, p.Doc)
 		}
-		return fmt.Errorf("parameter %s: value %s not allowed; choose one of %v", p.Key, plain(v), p.Choices)
+		return fmt.Errorf("parameter %s: value %s not allowed; choose one of %v", p.Key, FormatValue(v), p.Choices)
 	}
 	if v < p.Min || v > p.Max {
-		return fmt.Errorf("parameter %s: value %s out of range %s", p.Key, plain(v), strings.TrimSpace(fmt.Sprintf("[%s, %s] %s", plain(p.Min), plain(p.Max), p.Unit)))
+		return fmt.Errorf("parameter %s: value %s out of range %s", p.Key, FormatValue(v), strings.TrimSpace(fmt.Sprintf("[%s, %s] %s", FormatValue(p.Min), FormatValue(p.Max), p.Unit)))
 	}
 	return nil
 }
 
-// plain writes v as a user types it, without an exponent ("10000000", not
-// 1e+07) unless it is too large or small to read so.
-func plain(v float64) string {
+// FormatValue writes a parameter value as a user types it after -set,
+// without an exponent ("10000000", not 1e+07) unless it is too large or
+// small to read so. It is exact: ParseFloat gives v back.
+func FormatValue(v float64) string {
 	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e15) {
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}

@@ -1,6 +1,7 @@
 package platforms
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,15 @@ func TestCodedChoiceNamesItsCodes(t *testing.T) {
 	want := "parameter wait: value 2 not allowed; choose one of [0 1] (wait policy: 0 wfe, 1 wfi)"
 	if err := p.Check(2); err == nil || err.Error() != want {
 		t.Errorf("Check(2) = %v, want %q", err, want)
+	}
+}
+
+// FormatValue writes values as -set takes them, exactly.
+func TestFormatValue(t *testing.T) {
+	for v, want := range map[float64]string{1e6: "1000000", 0.25: "0.25", -3: "-3", 0: "0", 1e-9: "1e-09", 2e15: "2e+15", 1.0 / 3: "0.3333333333333333"} {
+		got := FormatValue(v)
+		if back, err := strconv.ParseFloat(got, 64); got != want || err != nil || back != v {
+			t.Errorf("FormatValue(%g) = %q (reads back as %g), want %q", v, got, back, want)
+		}
 	}
 }

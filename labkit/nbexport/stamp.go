@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
+	"synclab/platforms"
 	"time"
 )
 
@@ -378,7 +378,7 @@ func sweepText(axes []SweepAxis) string {
 	for _, a := range axes {
 		vals := make([]string, len(a.Values))
 		for i, v := range a.Values {
-			vals[i] = plainNum(v)
+			vals[i] = platforms.FormatValue(v)
 		}
 		parts = append(parts, a.Param+" = "+strings.Join(vals, ", "))
 	}
@@ -389,11 +389,8 @@ func sweepText(axes []SweepAxis) string {
 }
 
 // floatSettings renders parameter values as "a=1, b=2" in key order.
-func floatSettings(m map[string]float64) string { return joinSorted(m, plainNum) }
-
-// plainNum writes v exactly, as -set takes it, without an exponent:
-// "iterations=1000000" reads better than 1e+06.
-func plainNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// Values as -set takes them: "iterations=1000000", not 1e+06.
+func floatSettings(m map[string]float64) string { return joinSorted(m, platforms.FormatValue) }
 
 // count writes n things: "1 run", "3 runs".
 func count(n int, thing string) string {
