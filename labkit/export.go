@@ -27,6 +27,16 @@ func (x Float) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(x))
 }
 
+// UnmarshalJSON reads null back as NaN ("no value"), not as the 0 that
+// encoding/json would leave.
+func (x *Float) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*x = Float(math.NaN())
+		return nil
+	}
+	return json.Unmarshal(b, (*float64)(x))
+}
+
 // RunDoc is a result as one JSON document (schema RunSchema): the definition
 // in brief, one cell per variant and sweep point with the point's swept
 // values, each metric's mean and 95% interval and the number of runs, and,

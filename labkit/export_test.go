@@ -157,4 +157,9 @@ func TestFloatNullsWhatJSONCannotCarry(t *testing.T) {
 			t.Errorf("Float(%g) = %s, %v; want %s", tc.x, b, err, tc.want)
 		}
 	}
+	// Read back, null is NaN (no value), in a map as on its own.
+	var m map[string]Float
+	if err := json.Unmarshal([]byte(`{"a": null, "b": 2.5}`), &m); err != nil || !math.IsNaN(float64(m["a"])) || m["b"] != 2.5 {
+		t.Errorf("unmarshal: %v, %v; want a NaN, b 2.5", m, err)
+	}
 }

@@ -38,6 +38,10 @@ type Metric struct {
 	// 0 means none, except for a unit of "%", whose default is 100.
 	Min float64 `msgpack:"min,omitempty" json:"min,omitempty"`
 	Max float64 `msgpack:"max,omitempty" json:"max,omitempty"`
+	// None, when set, says when the metric has no value, which a run
+	// reports as NaN (a hand-off time when no acquisition waited); a
+	// metric without it is always finite. Tables show "-", charts a gap.
+	None string `msgpack:"none,omitempty" json:"none,omitempty"`
 }
 
 // Range returns the bounds of the metric's physical range (see Min, Max).

@@ -64,7 +64,7 @@ func TestExperimentsReportTheirMetrics(t *testing.T) {
 				t.Fatalf("%s/%s: %v", e.Name, v.Name, err)
 			}
 			for _, m := range e.Metrics {
-				if x, ok := rr.Metrics[m.Name]; !ok || x != x || x < 0 {
+				if x, ok := rr.Metrics[m.Name]; !ok || x != x && m.None == "" || x < 0 {
 					t.Errorf("%s/%s: metric %s = %g (reported %v), want a number >= 0", e.Name, v.Name, m.Name, x, ok)
 				}
 			}
@@ -74,17 +74,21 @@ func TestExperimentsReportTheirMetrics(t *testing.T) {
 		}
 	}
 	scaling := lockScaling()
-	contended := func(cores float64) float64 {
+	contended := func(cores float64) (pct, handoff float64) {
 		params := scaling.PointParams(0)
 		params["duration_ms"], params["cores"] = 5, cores
 		rr, err := scaling.Run(context.Background(), platforms.RunSpec{Experiment: scaling.Name, Variant: "ticket", Params: params, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rr.Metrics["contended_pct"]
+		return rr.Metrics["contended_pct"], rr.Metrics["handoff_ns"]
 	}
-	if one, four := contended(1), contended(4); one != 0 || four <= 0 {
-		t.Errorf("lock-scaling contended_pct: %g%% on 1 core (want 0), %g%% on 4 cores (want > 0)", one, four)
+	// One core has no hand-off to time: handoff_ns is none (NaN), not 0 ns.
+	if one, ho1 := contended(1); one != 0 || !math.IsNaN(ho1) {
+		t.Errorf("lock-scaling on 1 core: contended_pct %g%% (want 0), handoff_ns %g (want NaN: none)", one, ho1)
+	}
+	if four, ho4 := contended(4); four <= 0 || !(ho4 > 0) {
+		t.Errorf("lock-scaling on 4 cores: contended_pct %g%%, handoff_ns %g (want both > 0)", four, ho4)
 	}
 }
 
