@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/term"
+	"golang.org/x/text/width"
 
 	"synclab/platforms"
 )
@@ -60,7 +60,7 @@ func (t Table) WriteTextWidth(w io.Writer, width int) {
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range row {
 			if i < len(natural) {
-				natural[i] = max(natural[i], utf8.RuneCountInString(c))
+				natural[i] = max(natural[i], displayWidth(c))
 			}
 		}
 	}
@@ -154,7 +154,7 @@ func (t Table) writePart(w io.Writer, cols, widths []int) {
 				if l < len(cell) {
 					s = cell[l]
 				}
-				b.WriteString(s + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(s)) + "  ")
+				b.WriteString(s + strings.Repeat(" ", widths[i]-displayWidth(s)) + "  ")
 			}
 			fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 		}
@@ -170,30 +170,59 @@ func (t Table) writePart(w io.Writer, cols, widths []int) {
 	}
 }
 
-// wrapText breaks s into lines of at most width runes, at spaces where it
-// can.
+// wrapText breaks s into lines of at most width columns (displayWidth), at
+// spaces where it can.
 func wrapText(s string, width int) []string {
-	if utf8.RuneCountInString(s) <= width || width <= 0 {
+	if displayWidth(s) <= width || width <= 0 {
 		return []string{s}
 	}
 	var lines []string
-	var cur []rune
+	var cur strings.Builder
+	w := 0 // cur's width
 	for _, word := range strings.Fields(s) {
-		r := []rune(word)
-		if len(cur) > 0 && len(cur)+1+len(r) > width {
-			lines = append(lines, string(cur))
-			cur = nil
+		if w > 0 && w+1+displayWidth(word) > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			w = 0
 		}
-		if len(cur) > 0 {
-			cur = append(cur, ' ')
+		if w > 0 {
+			cur.WriteByte(' ')
+			w++
 		}
-		cur = append(cur, r...)
-		for len(cur) > width { // a word longer than the column
-			lines = append(lines, string(cur[:width]))
-			cur = cur[width:]
+		for _, r := range word {
+			rw := runeWidth(r)
+			if w > 0 && w+rw > width { // a word longer than the column
+				lines = append(lines, cur.String())
+				cur.Reset()
+				w = 0
+			}
+			cur.WriteRune(r)
+			w += rw
 		}
 	}
-	return append(lines, string(cur))
+	return append(lines, cur.String())
+}
+
+// displayWidth is how many terminal columns s takes: two for each wide
+// East Asian character (the claims' Chinese section names), none for a
+// combining mark, one for any other.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	if unicode.Is(unicode.Mn, r) {
+		return 0
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }
 
 // numericCell matches cells that hold a number (with its interval), which

@@ -132,3 +132,24 @@ func TestScaledLabel(t *testing.T) {
 		}
 	}
 }
+
+// Terminal tables align by display width: a wide East Asian character takes
+// two columns (lab claims' Chinese section names pushed the next column
+// right), and wrapping never splits a line wider than its column.
+func TestWriteTextAlignsWideCharacters(t *testing.T) {
+	tab := Table{Header: []string{"id", "§", "claim"}, Rows: [][]string{{"a", "性能对比结果", "x"}, {"b", "arm 6", "y"}}}
+	var b strings.Builder
+	tab.WriteTextWidth(&b, 0)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	for _, l := range lines {
+		if at := displayWidth(l[:strings.LastIndex(l, "  ")+2]); at != 18 {
+			t.Errorf("line %q: last column at %d, want 18 (1 + 2 + 12 + 2 + 1)", l, at)
+		}
+	}
+	if got, want := wrapText("性能对比结果 ok", 5), []string{"性能", "对比", "结果", "ok"}; !slices.Equal(got, want) {
+		t.Errorf("wrapText = %q, want %q", got, want)
+	}
+	if got := displayWidth("e\u0301µ"); got != 2 {
+		t.Errorf("displayWidth of e, a combining accent and µ = %d, want 2", got)
+	}
+}
