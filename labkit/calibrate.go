@@ -95,6 +95,7 @@ type calib struct {
 	opt    CalibrateOptions
 	memo   map[string][]float64
 	evals  int
+	last   []*Result // each group's result in the last model evaluation
 	err    error
 }
 
@@ -143,7 +144,20 @@ func Calibrate(ctx context.Context, ms []Measurement, find func(string) (platfor
 	if err != nil && res == nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
-	return c.report(res.X)
+	f, fitted, err := c.report(res.X)
+	if err != nil {
+		return nil, err
+	}
+	// A report's stamp lists the fit in one row: its first run at the
+	// fitted values, and every run of its evaluations (none stored: NoCache).
+	runs := 0
+	for _, g := range c.groups {
+		n, _ := RunCount(g.e) // bounded: the group ran
+		runs += c.evals * n
+	}
+	noteRun(fitted[0], nil, false, false, runs, fmt.Sprintf("fit of %s: the first of %d settings at the fitted values; %d evaluations, not stored",
+		strings.Join(f.Keys, ", "), len(c.groups), c.evals))
+	return f, nil
 }
 
 func newCalib(ctx context.Context, ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) (*calib, error) {
@@ -295,6 +309,7 @@ func relResidual(model, measured float64) float64 {
 func (c *calib) model(th []float64) ([]float64, error) {
 	c.evals++
 	out := make([]float64, len(c.ms))
+	c.last = c.last[:0]
 	for _, g := range c.groups {
 		e := g.e
 		for j, p := range c.params {
@@ -310,6 +325,7 @@ func (c *calib) model(th []float64) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: %s at %s: %w", e.Name, c.describe(th), err)
 		}
+		c.last = append(c.last, r)
 		pt := r.DefaultPoint()
 		for _, i := range g.rows {
 			out[i] = r.Summary(c.ms[i].Variant, pt, c.ms[i].Metric).Mean
@@ -329,20 +345,21 @@ func (c *calib) describe(th []float64) string {
 // report builds the Fit at search point x: residuals, the Jacobian by
 // central differences (a tenth of each parameter's plausible width, at
 // least one unit for an Integer parameter), the parameters the data cannot
-// identify and 95% intervals for the others.
-func (c *calib) report(x []float64) (*Fit, error) {
+// identify and 95% intervals for the others; and each group's result at x.
+func (c *calib) report(x []float64) (*Fit, []*Result, error) {
 	th := c.theta(x)
 	r := c.residuals(th)
 	if c.err != nil {
-		return nil, c.err
+		return nil, nil, c.err
 	}
 	n, p := len(c.ms), len(c.params)
 	f := &Fit{Params: map[string]FitParam{}, Method: "Nelder-Mead on relative residuals, bounded by the accepted ranges",
 		Settings: c.opt.Settings, Unidentifiable: map[string]string{}}
 	model, err := c.model(th)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	fitted := slices.Clone(c.last) // the Jacobian's evaluations come next
 	for i, m := range c.ms {
 		f.Residuals = append(f.Residuals, Residual{Measurement: m, Model: model[i], Rel: r[i]})
 		f.SSR += r[i] * r[i]
@@ -358,7 +375,7 @@ func (c *calib) report(x []float64) (*Fit, error) {
 		up[j], dn[j] = accepted(pp, th[j]+h), accepted(pp, th[j]-h)
 		ru, rd := c.residuals(up), c.residuals(dn)
 		if c.err != nil {
-			return nil, c.err
+			return nil, nil, c.err
 		}
 		for i := range n {
 			J.Set(i, j, (ru[i]-rd[i])/(up[j]-dn[j]))
@@ -437,7 +454,7 @@ func (c *calib) report(x []float64) (*Fit, error) {
 		f.Params[pp.Key] = fp
 	}
 	f.Evaluations = c.evals
-	return f, nil
+	return f, fitted, nil
 }
 
 // standardErrors returns the standard error of each parameter in keep from

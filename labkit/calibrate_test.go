@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"synclab/labkit/nbexport"
 	"synclab/platforms"
 )
 
@@ -473,5 +474,23 @@ func TestResidualTableWorstFirst(t *testing.T) {
 	}
 	if want := []string{"b 70 -30.0%", "c 110 +10.0%", "a 101 +1.0%"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rows %q, want %q", got, want)
+	}
+}
+
+// In a report, a fit notes itself for the stamp in one row: its first run
+// at the fitted values, with all the runs of its evaluations (none stored).
+func TestCalibrateNotesItsFits(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "session.jsonl")
+	t.Setenv(nbexport.SessionEnv, log)
+	var seen []float64
+	f := fitInt(t, func(string) (platforms.Experiment, error) { return intFixture(&seen), nil }, 22)
+	recs, err := nbexport.ReadSession(log)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records noted (%v), want one for the fit", len(recs), err)
+	}
+	r := recs[0]
+	want := fmt.Sprintf("fit of n: the first of 4 settings at the fitted values; %d evaluations, not stored", f.Evaluations)
+	if r.Experiment != "fixture-int" || r.Params["n"] != f.Params["n"].Value || r.Params["x"] != 1 || r.Runs != 4*f.Evaluations || r.Note != want || r.Cached {
+		t.Errorf("record %+v: want fixture-int at n = %g, x = 1, %d runs, note %q", r, f.Params["n"].Value, 4*f.Evaluations, want)
 	}
 }
