@@ -279,8 +279,8 @@ type batch struct {
 	journal *journal // nil: finished runs are not journaled
 }
 
-// newBatch checks e and its size and returns the batch of its runs in
-// shard.
+// newBatch checks e (its definition, the values at every sweep point) and
+// its size and returns the batch of its runs in shard.
 func newBatch(e platforms.Experiment, shard Shard) (*batch, error) {
 	if e.Run == nil {
 		return nil, errNoRun(e)
@@ -290,6 +290,9 @@ func newBatch(e platforms.Experiment, shard Shard) (*batch, error) {
 	}
 	total, err := RunCount(e)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.CheckPoints(); err != nil { // after RunCount, which bounds its points
 		return nil, err
 	}
 	if err := shard.check(); err != nil {

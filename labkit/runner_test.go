@@ -310,6 +310,29 @@ func TestRunCountBound(t *testing.T) {
 	}
 }
 
+// Values that do not go together (the experiment's Check) are refused
+// before any run, naming the sweep point, rather than failing run by run.
+func TestRunRefusesPointsCheckRefuses(t *testing.T) {
+	var calls atomic.Int32
+	e := withRun(sweptFixture(t), counted(&calls))
+	e.Check = func(v map[string]float64) error {
+		if v["work"] > v["hz"] {
+			return fmt.Errorf("work = %g and hz = %g: too much work per period", v["work"], v["hz"])
+		}
+		return nil
+	}
+	_, err := RunExperiment(context.Background(), e, RunOptions{Dir: t.TempDir(), Progress: NoProgress})
+	if err == nil || !strings.Contains(err.Error(), "sweep point work=200: work = 200 and hz = 100: too much work per period") || calls.Load() != 0 {
+		t.Fatalf("RunExperiment: %v (computed %d runs), want the point refused before any run", err, calls.Load())
+	}
+	if e, _ = e.WithSweep("hz", 250); e.Check == nil {
+		t.Fatal("WithSweep dropped Check")
+	}
+	if _, err := Execute(context.Background(), e, RunOptions{Progress: NoProgress}); err != nil || calls.Load() != 30 {
+		t.Fatalf("at hz=250: %v after %d runs, want all 30", err, calls.Load())
+	}
+}
+
 // A cancel stops a large run at once: the workers take no new run, the
 // running ones see the cancelled context, and every run that finished is in
 // the result.

@@ -99,6 +99,10 @@ type Experiment struct {
 	// is not serialised (a definition read from a result file has none)
 	// and not hashed (the code version stamps results instead).
 	Run RunFunc `msgpack:"-" json:"-"`
+	// Check, when set, refuses values that each parameter accepts but that
+	// cannot run together; CheckPoints calls it at every sweep point
+	// before any run. Code like Run: neither serialised nor hashed.
+	Check CheckFunc `msgpack:"-" json:"-"`
 }
 
 // RunSpec is what one run of an experiment gets: the variant, every parameter
@@ -138,6 +142,12 @@ type RunResult struct {
 // RunFunc runs one simulation. It must depend only on spec (deterministic
 // for a given seed) and should return promptly when ctx is cancelled.
 type RunFunc func(ctx context.Context, spec RunSpec) (RunResult, error)
+
+// CheckFunc refuses a combination of parameter values (two CPUs that must
+// differ, interrupts that would leave a core no time) with an error naming
+// the parameters and their values. It gets every parameter's value at one
+// sweep point, as a run would.
+type CheckFunc func(values map[string]float64) error
 
 // Clone returns a deep copy of e.
 func (e Experiment) Clone() Experiment {
@@ -295,6 +305,29 @@ func (e Experiment) Metric(name string) (Metric, bool) {
 		return Metric{}, false
 	}
 	return e.Metrics[i], true
+}
+
+// CheckPoints runs e.Check, when set, with the values of every sweep point,
+// so that settings that do not go together fail before any run rather than
+// as failed runs; the error names the first such point.
+func (e Experiment) CheckPoints() error {
+	if e.Check == nil {
+		return nil
+	}
+	for i := range e.NumPoints() {
+		values := e.PointParams(i)
+		if err := e.Check(values); err != nil {
+			if len(e.Sweep) == 0 {
+				return fmt.Errorf("experiment %s: %w", e.Name, err)
+			}
+			where := make([]string, len(e.Sweep))
+			for j, a := range e.Sweep {
+				where[j] = a.Param + "=" + FormatValue(values[a.Param])
+			}
+			return fmt.Errorf("experiment %s: sweep point %s: %w", e.Name, strings.Join(where, " "), err)
+		}
+	}
+	return nil
 }
 
 // Points returns the sweep grid: one map of swept parameter values per point,

@@ -2,6 +2,7 @@ package platforms
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -144,6 +145,44 @@ func TestPointsGrid(t *testing.T) {
 	}
 	if pts := fixture().Points(); len(pts) != 1 || pts[0] == nil || len(pts[0]) != 0 {
 		t.Fatalf("no sweep: Points = %#v, want one empty point", pts)
+	}
+}
+
+// TestCheckPoints: Check sees every parameter's value at each sweep point,
+// and the first point it refuses is named in the error, in axis order; a
+// definition without Check, or read back from JSON (which drops it),
+// passes.
+func TestCheckPoints(t *testing.T) {
+	e, _ := fixture().WithSweep("work", 50, 100, 200)
+	e, _ = e.WithSweep("hz", 100, 250)
+	var seen []map[string]float64
+	e.Check = func(v map[string]float64) error {
+		seen = append(seen, v)
+		if v["work"]*v["hz"] > 20000 {
+			return fmt.Errorf("work = %g and hz = %g: too much", v["work"], v["hz"])
+		}
+		return nil
+	}
+	err := e.CheckPoints()
+	want := "experiment fixture-queue: sweep point work=100 hz=250: work = 100 and hz = 250: too much"
+	if err == nil || err.Error() != want {
+		t.Fatalf("CheckPoints: %v, want %q", err, want)
+	}
+	if len(seen) != 4 || seen[0]["noise"] != 0.1 || seen[0]["work"] != 50 || seen[3]["hz"] != 250 {
+		t.Fatalf("Check saw %v, want the first four points with every parameter", seen)
+	}
+	if e, _ = e.WithSweep("work", 50, 80); e.CheckPoints() != nil {
+		t.Fatalf("CheckPoints refuses values Check accepts: %v", e.CheckPoints())
+	}
+	one, _ := fixture().With("work", 300)
+	one.Check = e.Check
+	if err := one.CheckPoints(); err == nil || err.Error() != "experiment fixture-queue: work = 300 and hz = 100: too much" {
+		t.Fatalf("no sweep: CheckPoints = %v", err)
+	}
+	b, _ := json.Marshal(one)
+	var back Experiment
+	if err := json.Unmarshal(b, &back); err != nil || back.Check != nil || back.CheckPoints() != nil {
+		t.Fatalf("read back: Check %v, CheckPoints %v (err %v), want none", back.Check != nil, back.CheckPoints(), err)
 	}
 }
 

@@ -73,7 +73,7 @@ func drawSettings(exps []platforms.Experiment, seed uint64) (platforms.Experimen
 
 // checkSettings runs e at spec and checks what any run must satisfy,
 // whatever its settings: it fails with an error that names a parameter (bad
-// input) or says who waits on what (a simulated deadlock or runaway), or it
+// input, which e.Check, when set, refuses too) or says who waits on what (a simulated deadlock or runaway), or it
 // reports every metric finite and inside its physical range, a counter
 // equal to the increments done, and the same numbers, bit for bit, when
 // simulated in full detail (fast-forward off).
@@ -92,6 +92,13 @@ func checkSettings(t *testing.T, e platforms.Experiment, spec platforms.RunSpec)
 	res, err := e.Run(ctx, spec)
 	if errors.Is(err, context.DeadlineExceeded) {
 		slow("%s/%s at %v: no end after %v of wall time: %v", e.Name, spec.Variant, spec.Params, limit, err)
+	}
+	// An experiment's Check refuses what its runs refuse as bad input, and
+	// only that: lab run may refuse a sweep before any run on its word.
+	if e.Check != nil {
+		if cerr, bad := e.Check(spec.Params), err != nil && namesParam(e, err); (cerr != nil) != bad {
+			t.Fatalf("%s/%s at %v: Check says %v, the run %v", e.Name, spec.Variant, spec.Params, cerr, err)
+		}
 	}
 	if err != nil {
 		if !namesParam(e, err) && !strings.Contains(err.Error(), " waits on ") {

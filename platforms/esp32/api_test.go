@@ -287,9 +287,7 @@ func TestNotifyFromISRWokenOnlyWhenOutranked(t *testing.T) {
 		e, k := newTestKernel(t, nil)
 		var running, waiter *TCB
 		recorded, woken, ok := false, false, false
-		if err := k.startPeripheral(1000, 50); err != nil {
-			t.Fatal(err)
-		}
+		k.startPeripheral(1000, 50)
 		k.OnPeripheral = func(p *sim.Proc) {
 			if recorded || k.Current(0) != running {
 				return

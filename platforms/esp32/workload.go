@@ -210,11 +210,7 @@ type RunOptions struct {
 // defaults); a bad value is an error naming it.
 func RunCriticalSection(ctx context.Context, variant string, values map[string]float64, seed uint64, opt RunOptions) (CSResult, error) {
 	var res CSResult
-	wp := append(WorkloadParams(), TraceParams()...)
-	if err := wp.SetFrom(values, false); err != nil {
-		return res, err
-	}
-	cfg, err := ConfigFrom(values)
+	wp, cfg, err := csSettings(values)
 	if err != nil {
 		return res, err
 	}
@@ -233,9 +229,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 		from := sim.Time(wp.Get(KeyTraceFrom) * float64(sim.Millisecond))
 		e.Trace = sim.NewTrace(from, from+sim.Time(wp.Get(KeyTraceSpan)*float64(sim.Millisecond)), 200_000)
 	}
-	if err := k.startPeripheral(wp.Get(KeyPeriphHz), int64(wp.Get(KeyPeriphISR))); err != nil {
-		return res, err
-	}
+	k.startPeripheral(wp.Get(KeyPeriphHz), int64(wp.Get(KeyPeriphISR)))
 	if err := k.Start(); err != nil {
 		return res, err
 	}
@@ -283,6 +277,32 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 		res.EnergyMJ += c.EnergyMJ()
 	}
 	return res, nil
+}
+
+// csSettings checks values (missing keys take their defaults) for the
+// article's experiment and returns its workload parameters and kernel
+// configuration: each value in its range, and a peripheral interrupt that
+// leaves core 0 time for its tasks.
+func csSettings(values map[string]float64) (platforms.Params, Config, error) {
+	wp := append(WorkloadParams(), TraceParams()...)
+	if err := wp.SetFrom(values, false); err != nil {
+		return nil, Config{}, err
+	}
+	cfg, err := ConfigFrom(values)
+	if err != nil {
+		return nil, Config{}, err
+	}
+	if err := cfg.checkPeripheral(wp.Get(KeyPeriphHz), int64(wp.Get(KeyPeriphISR))); err != nil {
+		return nil, Config{}, err
+	}
+	return wp, cfg, nil
+}
+
+// CheckCriticalSection refuses values RunCriticalSection would refuse,
+// without running anything (platforms.Experiment.Check).
+func CheckCriticalSection(values map[string]float64) error {
+	_, _, err := csSettings(values)
+	return err
 }
 
 // newCSWorkload builds the article's firmware for variant on a fresh kernel
@@ -353,11 +373,10 @@ func newCSWorkload(e *sim.Engine, cfg Config, variant string, wp platforms.Param
 	return w, nil
 }
 
-// startPeripheral attaches the periodic peripheral interrupt to core 0 with
-// a phase drawn from the run's seed (its timer is not synchronised with the
-// tick). A zero handler cost is not allowed, nor interrupts that leave core
-// 0 no time for its tasks: the run would never end.
-func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
+// checkPeripheral refuses a peripheral interrupt at hz with a handler of
+// isrCycles that, with the tick, leaves core 0 no time for its tasks: the
+// run would never end.
+func (cfg Config) checkPeripheral(hz float64, isrCycles int64) error {
 	period := sim.Time(float64(sim.Second) / hz)
 	if period <= 0 {
 		return fmt.Errorf("parameter %s: value %g gives a zero period", KeyPeriphHz, hz)
@@ -365,15 +384,23 @@ func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
 	// The share of core 0 its periodic handlers take at the least (entry,
 	// body and exit; the tick's context switches and contention only add):
 	// from 1 on, an interrupt is pending again before the last one returns.
-	hzCPU := float64(k.cfg.CPUMHz) * 1e6
-	n := k.cfg.IRQEntry + isrCycles + k.cfg.IRQExit
+	hzCPU := float64(cfg.CPUMHz) * 1e6
+	n := cfg.IRQEntry + isrCycles + cfg.IRQExit
 	periph := float64(n) * hz / hzCPU
-	tick := float64(k.cfg.IRQEntry+k.cfg.TickBody+k.cfg.IRQExit) * float64(k.cfg.TickHz) / hzCPU
+	tick := float64(cfg.IRQEntry+cfg.TickBody+cfg.IRQExit) * float64(cfg.TickHz) / hzCPU
 	if periph+tick >= 1 {
 		return fmt.Errorf("parameters %s = %g, %s = %d, %s = %d, %s = %d and %s = %d: the peripheral interrupt's entry, handler and exit (%d cycles, %v) every %v take, with the tick, %.0f%% of core 0, which would never run its tasks again (want under 100%%)",
-			KeyPeriphHz, hz, KeyPeriphISR, isrCycles, KeyIRQEntry, k.cfg.IRQEntry, KeyIRQExit, k.cfg.IRQExit, KeyCPUMHz, k.cfg.CPUMHz,
+			KeyPeriphHz, hz, KeyPeriphISR, isrCycles, KeyIRQEntry, cfg.IRQEntry, KeyIRQExit, cfg.IRQExit, KeyCPUMHz, cfg.CPUMHz,
 			n, sim.Time(float64(n)/hzCPU*float64(sim.Second)), period, 100*(periph+tick))
 	}
+	return nil
+}
+
+// startPeripheral attaches the periodic peripheral interrupt to core 0 with
+// a phase drawn from the run's seed (its timer is not synchronised with the
+// tick), at a rate and cost checkPeripheral accepts.
+func (k *Kernel) startPeripheral(hz float64, isrCycles int64) {
+	period := sim.Time(float64(sim.Second) / hz)
 	phase := sim.Time(k.E.Stream("esp32/periph-phase").Int64N(int64(period)))
 	k.OnPeripheral = func(p *sim.Proc) {
 		k.work(p, isrCycles)
@@ -383,10 +410,9 @@ func (k *Kernel) startPeripheral(hz float64, isrCycles int64) error {
 	core := k.SoC.Cores[0]
 	k.E.At(phase, sim.NewEvent(func() {
 		// The device's first interrupt comes one period after it is enabled.
-		// NewDevice fails only on a period <= 0, refused above.
+		// NewDevice fails only on a period <= 0, which checkPeripheral refuses.
 		_, _ = core.NewDevice("periph", IRQPeripheral, period, false)
 	}, true))
-	return nil
 }
 
 // measure fills CPU use as vTaskGetRunTimeStats reports it, and the busy

@@ -11,7 +11,8 @@ import (
 // handler and exit take its whole period (with the tick's share) leaves core
 // 0 nothing for its tasks, so the run could never end; it is refused at
 // once, naming both parameters. Just under that load core 0's task still
-// finishes, slowly, with every increment counted. (At 100 kHz and 240 MHz a
+// finishes, slowly, with every increment counted. CheckCriticalSection
+// refuses exactly what the run refuses. (At 100 kHz and 240 MHz a
 // period is 2,400 cycles; entry and exit take 300 at the defaults.)
 func TestPeripheralOverloadRefused(t *testing.T) {
 	for _, tc := range []struct {
@@ -39,6 +40,11 @@ func TestPeripheralOverloadRefused(t *testing.T) {
 				t.Fatalf("counter %d, want %d", r.Counter, r.Expected)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			// The experiment's check refuses the same values, with the same
+			// error, before any run.
+			if cerr := CheckCriticalSection(tc.vals); (cerr == nil) != (err == nil) || cerr != nil && cerr.Error() != err.Error() {
+				t.Fatalf("CheckCriticalSection: %v, want the run's error %v", cerr, err)
 			}
 		})
 	}

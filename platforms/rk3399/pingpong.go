@@ -106,23 +106,35 @@ func genericPingPong() platforms.Experiment {
 // from the RK3399 (its parameters at their defaults, overridden by the run's).
 func pingExperiment(name, platform, desc string, params platforms.Params, seed uint64,
 	part func(rk generic.SoC, v map[string]float64) (generic.SoC, error)) platforms.Experiment {
+	// build returns the part, with cpu_a and cpu_b two of its CPUs.
+	build := func(v map[string]float64) (generic.SoC, error) {
+		pv := Defaults()
+		maps.Copy(pv, v)
+		rk, err := SoC(pv)
+		if err != nil {
+			return generic.SoC{}, err
+		}
+		soc, err := part(rk, v)
+		if err != nil {
+			return generic.SoC{}, err
+		}
+		if a, b, nc := int(v["cpu_a"]), int(v["cpu_b"]), soc.NumCores(); a == b || a >= nc || b >= nc {
+			return generic.SoC{}, fmt.Errorf("parameters cpu_a = %d and cpu_b = %d: want two different CPUs of the %d (0 to %d)", a, b, nc, nc-1)
+		}
+		return soc, nil
+	}
 	return platforms.Experiment{
 		Name: name, Description: desc, Platform: platform,
 		Params: params, Variants: pingVariants, Metrics: pingMetrics,
 		Repeats: 1, Seed: seed,
 		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
-			pv := Defaults()
-			maps.Copy(pv, spec.Params)
-			rk, err := SoC(pv)
-			if err != nil {
-				return platforms.RunResult{}, err
-			}
-			soc, err := part(rk, spec.Params)
+			soc, err := build(spec.Params)
 			if err != nil {
 				return platforms.RunResult{}, err
 			}
 			return runPingPong(ctx, spec, soc)
 		},
+		Check: func(v map[string]float64) error { _, err := build(v); return err },
 	}
 }
 
@@ -131,13 +143,10 @@ var pingVariants = []platforms.Variant{
 	{Name: PingCAS, Doc: "Armv8.1 LSE CAS: every attempt takes the line exclusively"},
 }
 
-// runPingPong runs the ping-pong between cpu_a and cpu_b of soc.
+// runPingPong runs the ping-pong between cpu_a and cpu_b, two CPUs of soc.
 func runPingPong(ctx context.Context, spec platforms.RunSpec, soc generic.SoC) (platforms.RunResult, error) {
 	v := spec.Params
 	a, b, n := int(v["cpu_a"]), int(v["cpu_b"]), int(v["rounds"])
-	if nc := soc.NumCores(); a == b || a >= nc || b >= nc {
-		return platforms.RunResult{}, fmt.Errorf("pingpong: cpu_a = %d and cpu_b = %d must be two different CPUs of %d", a, b, nc)
-	}
 	if spec.Variant != PingLLSC && spec.Variant != PingCAS {
 		return platforms.RunResult{}, fmt.Errorf("pingpong: variant %q unknown; known: %s, %s", spec.Variant, PingLLSC, PingCAS)
 	}

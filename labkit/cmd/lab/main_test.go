@@ -162,6 +162,10 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"merge", filepath.Join(t.TempDir(), "missing.msgpack")}, "missing.msgpack"},
 		{[]string{"run", "lock-scaling", "-set", "cores=2.5"}, "parameter cores: value 2.5 is not a whole number"},
 		{[]string{"run", "esp32-critical-section", "-set", "tasks=2.7"}, "parameter tasks: value 2.7 is not a whole number"},
+		// Values each in range that do not go together: refused before any run.
+		{[]string{"run", "rk3399-pingpong", "-set", "cpu_a=5", "-sweep", "cpu_b=3,4,5"}, "rk3399-pingpong: sweep point cpu_b=5: parameters cpu_a = 5 and cpu_b = 5: want two different CPUs of the 6 (0 to 5)"},
+		{[]string{"run", "generic-pingpong", "-set", "cpu_b=9"}, "parameters cpu_a = 0 and cpu_b = 9: want two different CPUs of the 4 (0 to 3)"},
+		{[]string{"run", "esp32-critical-section", "-set", "periph_hz=100000", "-set", "periph_isr_cycles=5000"}, "the peripheral interrupt's entry, handler and exit (5300 cycles"},
 		{[]string{"run", "cli-fixture", "-repeats", "0"}, "-repeats 0: want at least 1"},
 		{[]string{"run", "cli-fixture", "-repeats", "-3"}, "-repeats -3: want at least 1"},
 		{[]string{"run", "lock-scaling", "-repeats", "1000000000"}, "4 variants x 6 sweep points x 1,000,000,000 repeats = 24,000,000,000 runs, more than the 1,000,000"},

@@ -315,7 +315,8 @@ func experimentFromFlags(name string, sets, variants []string, seed string, repe
 }
 
 // withSweeps adds the -sweep axes to e, after -set and the profile: a swept
-// key takes the sweep's values, so setting it too is an error.
+// key takes the sweep's values, so setting it too is an error. It then
+// checks that the values go together at every sweep point.
 func withSweeps(e platforms.Experiment, sweeps, sets []string) (platforms.Experiment, error) {
 	seen := map[string]bool{}
 	for _, s := range sweeps {
@@ -347,6 +348,9 @@ func withSweeps(e platforms.Experiment, sweeps, sets []string) (platforms.Experi
 		}
 	}
 	if _, err := labkit.RunCount(e); err != nil {
+		return e, usageError{err}
+	}
+	if err := e.CheckPoints(); err != nil {
 		return e, usageError{err}
 	}
 	return e, nil
