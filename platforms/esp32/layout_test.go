@@ -104,6 +104,12 @@ func TestStaticQueueBytes(t *testing.T) {
 			t.Errorf("StaticQueueBytes(%+v) = %d, want %d", tc.c, got, tc.want)
 		}
 	}
+	// The members the model touches, at FreeRTOS.h's offsets: after
+	// pcHead, pcWriteTo and u (16 bytes) come the two 20-byte lists,
+	// then uxMessagesWaiting; xQueueLock ends the struct.
+	if waiters, count, lock, _ := queueLayout(IDFQueueConfig); waiters != 36 || count != 56 || lock != 76 {
+		t.Errorf("queueLayout: xTasksWaitingToReceive at %d, uxMessagesWaiting at %d, xQueueLock at %d; want 36, 56 and 76", waiters, count, lock)
+	}
 	want := map[string]int{VariantMutex: 84, VariantBinary: 84, VariantCritical: portMuxBytes, VariantNotify: 0}
 	for v, bytes := range want {
 		r, err := RunCriticalSection(context.Background(), v, map[string]float64{KeyIterations: 10}, 1, RunOptions{})

@@ -47,15 +47,26 @@ var IDFQueueConfig = QueueConfig{QueueSets: true}
 // configSUPPORT_STATIC_ALLOCATION and configSUPPORT_DYNAMIC_ALLOCATION both 1
 // and configUSE_LIST_DATA_INTEGRITY_CHECK_BYTES 0 (IDF's values).
 func StaticQueueBytes(c QueueConfig) int {
+	_, _, _, size := queueLayout(c)
+	return size
+}
+
+// queueLayout lays out StaticQueue_t as StaticQueueBytes says and returns
+// the offsets of the members the model touches, xTasksWaitingToReceive's
+// uxNumberOfItems (listLIST_IS_EMPTY reads it), uxMessagesWaiting (a
+// semaphore's count) and xQueueLock, and the size.
+func queueLayout(c QueueConfig) (waiters, count, lock, size int) {
 	var s cStruct
 	s.add(4, 3*4) // void *pvDummy1[3]: pcHead, pcWriteTo and the first word of u
 	s.add(4, 4)   // union u's second word
-	// StaticList_t xDummy3[2]: uxNumberOfItems, pxIndex and a mini list
+	// StaticList_t xDummy3[2], xTasksWaitingToSend then
+	// xTasksWaitingToReceive: uxNumberOfItems, pxIndex and a mini list
 	// item (xItemValue, pxNext, pxPrevious), 20 bytes each.
-	s.add(4, 2*(4+4+3*4))
-	s.add(4, 3*4) // UBaseType_t uxDummy4[3]: uxMessagesWaiting, uxLength, uxItemSize
-	s.add(1, 2)   // uint8_t ucDummy5[2]: cRxLock, cTxLock
-	s.add(1, 1)   // ucStaticallyAllocated
+	s.add(4, 4+4+3*4)
+	waiters = s.add(4, 4+4+3*4)
+	count = s.add(4, 3*4) // UBaseType_t uxDummy4[3]: uxMessagesWaiting, uxLength, uxItemSize
+	s.add(1, 2)           // uint8_t ucDummy5[2]: cRxLock, cTxLock
+	s.add(1, 1)           // ucStaticallyAllocated
 	if c.QueueSets {
 		s.add(4, 4) // pxQueueSetContainer
 	}
@@ -63,17 +74,20 @@ func StaticQueueBytes(c QueueConfig) int {
 		s.add(4, 4) // uxQueueNumber
 		s.add(1, 1) // ucQueueType
 	}
-	s.add(4, portMuxBytes) // portMUX_TYPE xQueueLock
-	return s.bytes()
+	lock = s.add(4, portMuxBytes) // portMUX_TYPE xQueueLock
+	return waiters, count, lock, s.bytes()
 }
 
 // cStruct lays out a C struct: members in order, each at a multiple of its
 // alignment.
 type cStruct struct{ size, align int }
 
-func (s *cStruct) add(align, size int) {
-	s.size = (s.size+align-1)/align*align + size
+// add appends a member and returns its offset.
+func (s *cStruct) add(align, size int) (offset int) {
+	offset = (s.size + align - 1) / align * align
+	s.size = offset + size
 	s.align = max(s.align, align)
+	return offset
 }
 
 // bytes is sizeof: the size rounded up to the strictest member alignment.
@@ -121,14 +135,14 @@ func (k *Kernel) NewSemaphore(name string, kind SemKind, maxCount, initial uint6
 	default:
 		return nil, fmt.Errorf("semaphore %q: unknown kind %d", name, kind)
 	}
-	size := StaticQueueBytes(IDFQueueConfig)
+	waiters, count, lock, size := queueLayout(IDFQueueConfig)
 	a := k.SoC.Alloc(uint64(size), max(align, 8))
+	// Each member is the simulated 8-byte word it starts in.
+	word := func(offset int) sim.Addr { return a + sim.Addr(offset)&^7 }
 	s := &Semaphore{Name: name, Kind: kind, k: k, Addr: a, Bytes: size, max: maxCount,
-		countAddr: a + 56, waitersAddr: a + 24, // uxMessagesWaiting, xTasksWaitingToReceive.uxNumberOfItems
+		countAddr: word(count), waitersAddr: word(waiters),
 		waitRecv: EventList{Name: name}, takeDesc: fmt.Sprintf("take %s %q", kind, name)}
-	// xQueueLock is the last member of IDF's Queue_t: its word, on the
-	// simulated 8-byte word it starts in.
-	s.Lock = k.portMuxAt(name+".xQueueLock", a+(sim.Addr(size-portMuxBytes)&^7))
+	s.Lock = k.portMuxAt(name+".xQueueLock", word(lock))
 	k.SoC.Mem.Poke(s.countAddr, initial)
 	k.sems = append(k.sems, s)
 	return s, nil
