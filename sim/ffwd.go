@@ -57,11 +57,21 @@ const (
 	refUint64
 	refHist  // a *Histogram: the value is its count
 	refQueue // a pending event's time or sequence (advanced by rebuilding the queue)
+	refLoop  // an int: the iterations of a Proc.Loop, known by its place, not its address
 )
 
 type ref struct {
 	kind refKind
 	p    unsafe.Pointer
+}
+
+// sameRef reports whether a and b record the same number. A nested loop
+// (a retry loop in a blocking call) gets a new state at every call, so its
+// counter is known by its place in the process's open loops (the keys fix
+// them) rather than by its address; the process's history says how it got
+// there, as for the rest of its locals.
+func sameRef(a, b ref) bool {
+	return a.kind == b.kind && (a.p == b.p || a.kind == refLoop)
 }
 
 // procMark locates a process's resumption and loop-head counts in a Snapshot.
@@ -205,7 +215,7 @@ type loopState struct {
 func (l *loopState) snapshot(s *Snapshot) {
 	s.Key(uint64(l.n))
 	s.loops = append(s.loops, loopMark{done: len(s.vals), n: l.n})
-	s.Int(&l.done)
+	s.num(refLoop, unsafe.Pointer(&l.done), int64(l.done))
 }
 
 // Loop returns the iterations of a process's main loop: n of them, or for
@@ -304,7 +314,7 @@ func (f *ffwd) atLoopHead(e *Engine, p *Proc) {
 func (f *ffwd) classify(s *Snapshot) {
 	for i := 1; i <= f.n && i < ffRing; i++ {
 		o := &f.ring[(f.n-i)%ffRing]
-		if o.hash == s.hash && slices.Equal(o.keys, s.keys) && slices.Equal(o.refs, s.refs) {
+		if o.hash == s.hash && slices.Equal(o.keys, s.keys) && slices.EqualFunc(o.refs, s.refs, sameRef) {
 			s.shape = o.shape
 			return
 		}
@@ -392,7 +402,7 @@ func (f *ffwd) apply(e *Engine, b, c *Snapshot, k int64) {
 		switch r.kind {
 		case refTime:
 			*(*Time)(r.p) += Time(k * d)
-		case refInt:
+		case refInt, refLoop:
 			*(*int)(r.p) += int(k * d)
 		case refUint64:
 			*(*uint64)(r.p) += uint64(k * d)
