@@ -152,6 +152,37 @@ func TestPriorityInheritance(t *testing.T) {
 	}
 }
 
+// IDF v5.1's xQueueSemaphoreTake on two cores (queueUSE_LOCKS 0) runs each
+// round in one xQueueLock critical section: the one that finds the mutex
+// taken also checks the timeout, inherits and blocks. A waiter that blocks
+// once and then takes enters it twice; one that times out after blocking,
+// twice too (the round that sees the timeout returns at once). With the
+// holder's take and give, the lock is taken 4 times either way.
+func TestTakeBlocksInOneQueueLockSection(t *testing.T) {
+	for _, tc := range []struct {
+		ticks uint32
+		hold  int64 // cycles the holder keeps the mutex
+		want  bool
+	}{{PortMaxDelay, 24_000, true}, {5, 240_000 * 100, false}} {
+		e, k := newTestKernel(t, nil)
+		m, _ := k.NewSemaphore("m", Mutex, 1, 1, 8)
+		var got bool
+		mustTask(t, k, "holder", 5, 0, func(tcb *TCB) {
+			tcb.SemaphoreTake(m, PortMaxDelay)
+			tcb.Work(tc.hold)
+			tcb.SemaphoreGive(m)
+		})
+		mustTask(t, k, "waiter", 5, 1, func(tcb *TCB) {
+			tcb.Work(2400) // the holder has the mutex by now
+			got = tcb.SemaphoreTake(m, tc.ticks)
+		})
+		run(t, e, k)
+		if got != tc.want || m.Lock.Acquires != 4 {
+			t.Errorf("take(%d ticks) = %v with xQueueLock taken %d times; want %v and 4", tc.ticks, got, m.Lock.Acquires, tc.want)
+		}
+	}
+}
+
 // A take with a timeout of N ticks fails N ticks later.
 func TestTakeTimeoutExactTicks(t *testing.T) {
 	for _, hz := range []float64{100, 1000} {

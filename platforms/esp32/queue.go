@@ -161,9 +161,14 @@ func (s *Semaphore) isMutex() bool { return s.Kind == Mutex || s.Kind == Recursi
 
 // xQueueSemaphoreTake takes s for the calling task t, blocking up to ticks
 // (PortMaxDelay: forever); it reports whether it got the semaphore. Its shape
-// is queue.c's: a first critical section on xQueueLock that takes if it can,
-// then a second that checks the timeout, applies priority inheritance and
-// blocks (nesting xKernelLock), then a yield and another round.
+// is IDF v5.1's queue.c for two cores, where queueUSE_LOCKS is 0: one
+// critical section on xQueueLock per round takes if it can, else checks the
+// timeout, applies priority inheritance, blocks (each nesting xKernelLock)
+// and asks for a yield, which is taken when the section ends; the task then
+// starts another round (CODE: esp-idf v5.1
+// components/freertos/FreeRTOS-Kernel/queue.c, xQueueSemaphoreTake, `#if (
+// queueUSE_LOCKS == 0 )`; v5.0 had vanilla FreeRTOS's second section with
+// the queue locked).
 func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 	p := t.Proc
 	entrySet := false
@@ -192,44 +197,32 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 			deadline, entrySet = k.tickCount+ticks, true
 			t.timedOut = false
 		}
-		k.exitCritical(p, s.Lock)
-
-		k.enterCritical(p, s.Lock)
-		if !k.xTaskCheckForTimeOut(p, t, ticks, deadline) {
-			if k.guardedLoad(p, s.countAddr) == 0 { // prvIsQueueEmpty
+		if k.xTaskCheckForTimeOut(p, t, ticks, deadline) {
+			// Timed out, the count still 0 under the same lock.
+			if inherited {
 				k.enterCritical(p, k.KernelLock)
-				if s.isMutex() {
-					inherited = k.xTaskPriorityInherit(p, t, s.holder) || inherited
-				}
-				wait := PortMaxDelay
-				if ticks != PortMaxDelay {
-					wait = deadline - k.tickCount
-				}
-				k.block(p, t, &s.waitRecv, wait, s.takeDesc)
-				k.guardedStore(p, s.waitersAddr, uint64(s.waitRecv.Len()))
+				k.vTaskPriorityDisinheritAfterTimeout(p, s)
 				k.exitCritical(p, k.KernelLock)
-				k.exitCritical(p, s.Lock)
-				k.yieldWithinAPI(p)
-				p.Carry(uint64(deadline), b2u(entrySet), b2u(inherited))
-				continue
 			}
 			k.exitCritical(p, s.Lock)
-			p.Carry(uint64(deadline), b2u(entrySet), b2u(inherited))
-			continue
+			return false
 		}
-		// Timed out.
-		empty := k.guardedLoad(p, s.countAddr) == 0
-		if empty && inherited {
-			k.enterCritical(p, k.KernelLock)
-			k.vTaskPriorityDisinheritAfterTimeout(p, s)
+		if s.isMutex() {
+			k.enterCritical(p, k.KernelLock) // xTaskPriorityInherit's own, whatever the holder
+			inherited = k.xTaskPriorityInherit(p, t, s.holder) || inherited
 			k.exitCritical(p, k.KernelLock)
 		}
-		k.exitCritical(p, s.Lock)
-		if !empty {
-			p.Carry(uint64(deadline), b2u(entrySet), b2u(inherited))
-			continue // given just as the timeout expired: try again
+		wait := PortMaxDelay
+		if ticks != PortMaxDelay {
+			wait = deadline - k.tickCount
 		}
-		return false
+		k.enterCritical(p, k.KernelLock) // vTaskPlaceOnEventList
+		k.block(p, t, &s.waitRecv, wait, s.takeDesc)
+		k.guardedStore(p, s.waitersAddr, uint64(s.waitRecv.Len()))
+		k.exitCritical(p, k.KernelLock)
+		k.yieldWithinAPI(p) // pending until the exit below
+		k.exitCritical(p, s.Lock)
+		p.Carry(uint64(deadline), b2u(entrySet), b2u(inherited))
 	}
 	panic("unreachable")
 }
