@@ -74,7 +74,7 @@ func Params() platforms.Params {
 			Source: idfPerfHeader + " IDF_PERFORMANCE_MAX_ISR_ENTER_CYCLES: ISR entry < 290 cycles (a limit only: its test, " + idfISRTest + ", is tagged [ignore], which IDF's CI skips)",
 			Doc:    "from interrupt assertion to the first instruction of the C handler (window spill, dispatch table)"},
 		{Key: KeyIRQExit, Value: 150, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 10, Max: 2000, Low: 70, High: 565,
-			Source: idfPerfHeader + " IDF_PERFORMANCE_MAX_ISR_EXIT_CYCLES: ISR exit through xSemaphoreGiveFromISR to task resume < 565 cycles (a limit only: its test, " + idfISRTest + ", is tagged [ignore], which IDF's CI skips)",
+			Source: idfPerfHeader + " IDF_PERFORMANCE_MAX_ISR_EXIT_CYCLES: from the handler's end (its timer starts after xSemaphoreGiveFromISR and portYIELD_FROM_ISR) to the woken task resuming < 565 cycles (a limit only: its test, " + idfISRTest + ", is tagged [ignore], which IDF's CI skips)",
 			Doc:    "from the end of the C handler back to the interrupted code (without a context switch)"},
 		{Key: KeyCrosscoreTrigger, Value: 40, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 1000, Low: 20, High: 100,
 			Source: "esp-idf esp_system/crosscore_int.c esp_crosscore_int_send: a DPORT register write besides the reason update; cost not published",
