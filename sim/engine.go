@@ -83,9 +83,16 @@ type Engine struct {
 
 	stopReason string
 	progress   uint64 // resumptions of non-daemon processes
-	err        error  // set by Proc.Fail
-	faults     Faults
-	frand      *rand.Rand
+	// changes counts what processes change: memory writes (a daemon's
+	// only from an interrupt handler), waits begun or ended
+	// (Proc.SetWaiting), processes ended; changedAt is when the last was.
+	// A long stretch without one while every process is stuck is a
+	// deadlock, or a livelock if events keep waking them (stalled).
+	changes   uint64
+	changedAt Time
+	err       error // set by Proc.Fail
+	faults    Faults
+	frand     *rand.Rand
 
 	// Fast-forward and the components it reads.
 	ff      *ffwd
@@ -226,8 +233,44 @@ func (e *Engine) stopDue() bool {
 			return true // Run returns ErrStopped when it regains control
 		}
 		e.checkAt = e.events + checkEvery
+		if e.Until == 0 && e.MaxEvents == 0 && e.stalled() {
+			return true // a run without limits would never end: Run returns e.err
+		}
 	}
 	return false
+}
+
+// stallAfter is how long nothing may change while every process is stuck
+// before stalled calls it a deadlock.
+const stallAfter = 10 * Millisecond
+
+// stalled reports, and records as the run's error (a DeadlockError), that
+// nothing has changed for stallAfter while every process is stuck
+// (Proc.stuck), none with a timeout: only another process could free
+// one, and none will. Wake-ups in between (a WFE loop that the event
+// stream wakes every period) do not count: that is a livelock. Run asks at
+// the time limit, the event budget and cancellation, so that such a run
+// ends in this error, not in results; without limits, every few thousand
+// events.
+func (e *Engine) stalled() bool {
+	if e.err != nil || e.now-e.changedAt < stallAfter {
+		return false
+	}
+	n := 0
+	for _, p := range e.procs {
+		if p.done || p.daemon {
+			continue
+		}
+		if p.timed || !p.stuck() {
+			return false
+		}
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	e.err = &DeadlockError{At: e.changedAt, Waiters: e.Waiters(), Stalled: e.now - e.changedAt}
+	return true
 }
 
 // aloneStop is stopDue for a process moving its clock to t with no event
@@ -296,13 +339,19 @@ type Waiter struct {
 func (w Waiter) String() string { return fmt.Sprintf("%s (core %d) waits on %s", w.Proc, w.Core, w.On) }
 
 // DeadlockError reports that nothing can happen any more while processes
-// still wait: each waiter and what it waits on.
+// still wait: each waiter and what it waits on. Stalled is not 0 when the
+// run went on that long after At with every process stuck and nothing
+// changed (Engine.stalled), perhaps woken again and again (a livelock).
 type DeadlockError struct {
 	At      Time
 	Waiters []Waiter
+	Stalled Time
 }
 
 func (d *DeadlockError) Error() string {
+	if d.Stalled > 0 {
+		return fmt.Sprintf("deadlock at %v (for %v after it every process was stuck and nothing changed, however often they were woken): %s", d.At, d.Stalled, Waiters(d.Waiters))
+	}
 	return fmt.Sprintf("deadlock at %v: %s", d.At, Waiters(d.Waiters))
 }
 
@@ -363,19 +412,20 @@ func (p *Proc) hardwareWait() string {
 	if c == nil || c.cur != p {
 		return "its turn on a core (switched out)"
 	}
-	switch c.wait {
-	case waitWFE:
+	watching := c.monReg != nil && p.wfeAt >= p.e.changedAt // in its WFE loop, between two sleeps
+	switch {
+	case c.wait == waitWFE || watching:
 		if c.monReg != nil {
 			a := uint64(c.monReg.Base) + uint64(c.monLine)<<p.e.mem.lineBits
 			return fmt.Sprintf("an event in WFE (exclusive monitor on line %#x)", a)
 		}
 		return "an event in WFE (SEV or interrupt)"
-	case waitWFI:
+	case c.wait == waitWFI:
 		if c.state >= StateIdle0 {
 			return fmt.Sprintf("an interrupt in idle state %s", c.StateName(c.state))
 		}
 		return "an interrupt in WFI"
-	case waitTimed:
+	case c.wait == waitTimed:
 		return "its own timer"
 	}
 	return "nothing (runnable)"
@@ -420,11 +470,17 @@ func (e *Engine) Run(ctx context.Context) error {
 			// Events advance by more than one at a time (inline polls,
 			// fast-forward), so a count is compared, not a multiple.
 			if ctx.Err() != nil {
+				if e.stalled() {
+					return e.err
+				}
 				return fmt.Errorf("%w at simulated time %v: %w", ErrStopped, e.now, ctx.Err())
 			}
 			e.checkAt = e.events + checkEvery
 		}
 		if e.MaxEvents != 0 && e.events >= e.MaxEvents {
+			if e.stalled() {
+				return e.err
+			}
 			return &RunawayError{At: e.now, Events: e.events, Waiters: e.Waiters()}
 		}
 		if e.live == 0 && e.active > 0 && !e.anyTimedWait() {
@@ -447,6 +503,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		if e.Until != 0 && t > e.Until {
 			e.now = e.Until
+			if e.stalled() {
+				return e.err
+			}
 			e.stopReason = "time limit"
 			return nil
 		}

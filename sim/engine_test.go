@@ -244,6 +244,61 @@ func TestDeadlockReported(t *testing.T) {
 	}
 }
 
+// Crossed locks taken with LDXR/WFE under the architected timer's event
+// stream: the stream wakes both waiters every period, and each goes back
+// to WFE, changing nothing. That livelock is reported as a deadlock from
+// the time of the last change, with both waiters: at the time limit
+// instead of results, and without limits soon after, instead of running
+// until the context gives up. A waiter that the stream wakes while the
+// holder computes is no livelock.
+func TestLivelockReported(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cross bool
+		until Time
+	}{{"crossed, time limit", true, Second}, {"crossed, no limit", true, 0}, {"one lock", false, Second}} {
+		r := newRig(t, 2, false, func(c *CoreConfig) { c.EventStream = 10 * Microsecond })
+		r.e.Until = tc.until
+		take := func(p *Proc, a Addr, me uint64) {
+			for p.LoadExclusive(a) != 0 || !p.StoreExclusive(a, me) {
+				p.WFE()
+			}
+		}
+		for i, order := range [][2]Addr{{ramBase, ramBase + 64}, {ramBase + 64, ramBase}} {
+			r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) {
+				me := uint64(i + 1)
+				if !tc.cross {
+					order = [2]Addr{ramBase, ramBase + 128}
+				}
+				take(p, order[0], me)
+				p.Compute(1000)
+				take(p, order[1], me)
+				p.Compute(100_000) // 100 us held: the other waits, woken by the stream
+				p.Store(order[1], 0)
+				p.Store(order[0], 0)
+			})
+		}
+		// A safety net, not a speed check: without the report the
+		// unlimited run would go on until the context gives up.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := r.e.Run(ctx)
+		cancel()
+		var dl *DeadlockError
+		if !tc.cross {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if !errors.As(err, &dl) || len(dl.Waiters) != 2 || dl.At > 2*Microsecond || dl.Stalled < stallAfter {
+			t.Fatalf("%s: got %v at %v, want a deadlock from the second takes (about 1 us) with two waiters", tc.name, err, r.e.Now())
+		}
+		if !strings.Contains(err.Error(), "task0 (core 0) waits on an event in WFE") || !strings.Contains(err.Error(), "however often they were woken") {
+			t.Errorf("%s: %v\nwant it to say who waits and that waking them changed nothing", tc.name, err)
+		}
+	}
+}
+
 // A core left in an OS idle state with no interrupt to come is a deadlock
 // that names the state.
 func TestDeadlockInIdleState(t *testing.T) {

@@ -99,14 +99,15 @@ type Snapshot struct {
 	hash uint64
 	// shape numbers the snapshots of the ring whose keys and refs are
 	// equal alike (ffwd.classify), so that match compares each pair in O(1).
-	shape  uint64
-	refs   []ref
-	vals   []int64
-	procs  []procMark
-	loops  []loopMark
-	queue  []queued
-	now    int
-	events int
+	shape   uint64
+	refs    []ref
+	vals    []int64
+	procs   []procMark
+	loops   []loopMark
+	queue   []queued
+	now     int
+	events  int
+	changes int
 }
 
 func (s *Snapshot) reset() {
@@ -345,8 +346,8 @@ func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
 		f.d = append(f.d, d)
 	}
 	per := Time(f.d[c.now])
-	if per <= 0 {
-		return 0
+	if per <= 0 || f.d[c.changes] == 0 {
+		return 0 // no time passes, or nothing changes (a livelock, for Engine.stalled to see)
 	}
 	for i, r := range c.refs {
 		if r.kind == refHist && f.d[i] > 0 &&
@@ -433,6 +434,9 @@ func (e *Engine) snapshot(s *Snapshot) {
 	s.events = len(s.vals)
 	s.Uint64(&e.events)
 	s.Uint64(&e.progress)
+	s.changes = len(s.vals)
+	s.Uint64(&e.changes)
+	s.Time(&e.changedAt)
 	s.Key(uint64(e.live))
 	s.Key(uint64(e.active))
 	s.Flag(e.err != nil)

@@ -179,6 +179,9 @@ func (p *Proc) wfe(deadline Time) WakeCause {
 // the event stream, which it also returns (never when it is off).
 func (c *Core) sleepWFE(deadline Time) (t, stream Time) {
 	c.setState(StateWFE)
+	if c.monReg != nil && c.cur != nil {
+		c.cur.wfeAt = c.e.now // watching a line: a wait another core must end (Proc.stuck)
+	}
 	stream = never
 	if c.Cfg.EventStream > 0 {
 		stream = c.nextStreamTick()

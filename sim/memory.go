@@ -197,6 +197,8 @@ func (m *Memory) Peek(a Addr) uint64 {
 func (m *Memory) Poke(a Addr, v uint64) {
 	r, w, _ := m.find(a)
 	r.words[w] = v
+	m.e.changes++ // a model's write (a device's, an OS's bookkeeping)
+	m.e.changedAt = m.e.now
 }
 
 // distance returns the transfer latency from the nearest holder in mask to
@@ -323,6 +325,9 @@ func (m *Memory) access(c *Core, a Addr, write, rmw bool) (r *region, w int, ln 
 // memory every write invalidates its copy, and the re-read is traffic.
 func (m *Memory) wrote(c *Core, ln *line, r *region, t Time) {
 	ln.writes++
+	if c.cur != nil {
+		c.cur.changed() // the writer: the process on c, or the handler it runs
+	}
 	others := ^(uint64(1) << c.ID)
 	for q := ln.monitors & others; q != 0; q &= q - 1 {
 		o := m.e.cores[bits.TrailingZeros64(q)]

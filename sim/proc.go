@@ -27,6 +27,7 @@ type Proc struct {
 	spinning bool   // on its core's spin address: formatted only when a report asks
 	running  bool   // its coroutine runs, or waits in await for one it resumed
 	inIRQ    int    // interrupt handlers this context is inside (nested)
+	wfeAt    Time   // when it last went to sleep in WFE watching a line (stuck)
 
 	// For fast-forward: what it read since its last loop head, loop heads
 	// passed, times resumed, waits holding a time in a local, open loops.
@@ -123,7 +124,31 @@ func (p *Proc) resumed() {
 	}
 }
 
+// changed counts a change p made, for the livelock watch (Engine.changes).
+func (p *Proc) changed() {
+	if !p.daemon || p.inIRQ > 0 {
+		p.e.changes++
+		p.e.changedAt = p.e.now
+	}
+}
+
+// stuck reports whether p waits for something only another process can
+// change: what it said it waits on (SetWaiting), a word it spins on, or a
+// line it watches, having gone to sleep in WFE with its exclusive monitor
+// armed since the last change (between two such sleeps it runs the few
+// instructions of its wait loop). A process that is switched out, runs,
+// or waits in a plain WFE or WFI (a delay, an idle loop) may go on by
+// itself, counting in its locals.
+func (p *Proc) stuck() bool {
+	c := p.core
+	if c == nil || c.cur != p {
+		return false
+	}
+	return p.waitOn != "" || p.spinning || c.monReg != nil && p.wfeAt >= p.e.changedAt
+}
+
 func (p *Proc) finish() {
+	p.changed()
 	p.done = true
 	p.waitOn = "finished"
 	if !p.daemon {
@@ -193,6 +218,9 @@ func (p *Proc) Now() Time { return p.e.now }
 // timed says the wait has a timeout (so it is no deadlock). An OS model calls
 // it before blocking a task and with "" after.
 func (p *Proc) SetWaiting(on string, timed bool) {
+	if on != p.waitOn {
+		p.changed()
+	}
 	p.waitOn = on
 	p.timed = timed
 }
@@ -445,6 +473,7 @@ func (p *Proc) snapshot(s *Snapshot) {
 	Ident(s, p.core)
 	s.Key(uint64(p.level))
 	s.Key(uint64(p.inIRQ))
+	s.Time(&p.wfeAt)
 	s.Key(p.hist)
 	s.Key(p.carry)
 	s.Key(uint64(p.dirty))
