@@ -303,18 +303,29 @@ func sevWait(r *runs, lock, lose int) float64 {
 	return 1000 * r.mean(run, "wfe", r.point(run, "lock", lock), "avg_lock_wait_ms")
 }
 
-// handOffRun is the ledger's run of the core-to-core check handOffCheck:
-// the same experiment, variant and settings, so the same result as
-// notebook 05's.
-const handOffRun, handOffCheck = "c2c-pair", "c2c-a72-pair-lx2160a"
+// handOffRuns are the ledger's runs of the core-to-core checks
+// labkit.HandOffChecks, each with its check: the same experiment, variant
+// and settings, so the same results as notebook 05's. The first is the
+// RK3399's A72 pair (labkit.HandOffPair).
+var handOffRuns = []struct{ run, check string }{
+	{"c2c-pair", labkit.HandOffPair},
+	{"c2c-rpi4", "c2c-a72-cluster-rpi4"},
+	{"c2c-cross", "c2c-cross-cluster-lx2160a"},
+}
 
-// handOffCaveat is the caveat of a verdict resting on cache-line hand-offs:
-// how far the model's A72 hand-off is from the published figure (notebook
-// 05, section 2: the model's LL/SC hop is two line transfers).
+// handOffCaveat is the caveat of a verdict resting on cache-line hand-off
+// times: how far the model's core-to-core hops are from the published
+// figures (notebook 05, section 2: the model's LL/SC hop is two line
+// transfers), in the words every notebook uses (labkit.HandOffText).
 func handOffCaveat(r *runs) string {
 	cs := labkit.Checks()
-	c := cs[slices.IndexFunc(cs, func(c labkit.Check) bool { return c.ID == handOffCheck })]
-	hop, transfers := r.mean(handOffRun, c.Variant, 0, c.Metric), r.mean(handOffRun, c.Variant, 0, "transfers_per_hop")
-	return fmt.Sprintf("it rests on cache-line hand-offs, which the model makes too slow (notebook 05, section 2): an A72 LL/SC hand-off takes %s line transfers, %s ns one way within an A72 pair, %s the %s ns published",
-		num(transfers), num(hop), vs(hop, c.Published), num(c.Published))
+	var vs []labkit.Verdict
+	for _, h := range handOffRuns {
+		c := cs[slices.IndexFunc(cs, func(c labkit.Check) bool { return c.ID == h.check })]
+		vs = append(vs, c.Judge(r.mean(h.run, c.Variant, 0, c.Metric)))
+	}
+	pair := handOffRuns[0]
+	transfers := r.mean(pair.run, vs[0].Variant, 0, "transfers_per_hop")
+	return fmt.Sprintf("it rests on cache-line hand-off times, which the model makes too slow (notebook 05, section 2): an A72 LL/SC hop takes %s line transfers, and the model's core-to-core hops are %s",
+		num(transfers), labkit.HandOffText(vs))
 }
