@@ -89,9 +89,14 @@ var armJudges = map[string]judge{
 	"arm-table-throughput": func(r *runs) (Verdict, string, string) {
 		wfe, wfi := r.mean("rk-main", "wfe", 0, "throughput_ops_s"), r.mean("rk-main", "wfi", 0, "throughput_ops_s")
 		sim, art := pct(wfi, wfe), pct(r.value("wfi"), r.value("wfe"))
-		offered := r.param("rk-main", "cores") * r.param("rk-main", "load") / (r.param("rk-main", "cs_us") + r.param("rk-main", "outside_us")) * 1e6
-		mag := fmt.Sprintf("WFI %+.0f%% (article %+.1f%%); WFE's %s ops/s is the offered load (%s ops/s from the threads: cores x load / (cs + outside), plus the handler's): an input, not a result",
-			sim, art, num(wfe), num(offered))
+		threads := r.param("rk-main", "cores") * r.param("rk-main", "load") / (r.param("rk-main", "cs_us") + r.param("rk-main", "outside_us")) * 1e6
+		handler := 0.0
+		if g := r.param("rk-main", "irq_mean_us"); g > 0 {
+			handler = 1e6 / g
+		}
+		offered := threads + handler
+		mag := fmt.Sprintf("WFI %+.0f%% (article %+.1f%%); WFE's %s ops/s is %s the offered load, %s ops/s (%s from the threads: cores x load / (cs + outside); %s from the handler): the offered load, an input, sets WFE's throughput, and its closed loops lose the time they wait",
+			sim, art, num(wfe), vs(wfe, offered), num(offered), num(threads), num(handler))
 		switch {
 		case sim-art <= 10 && art-sim <= 10:
 			return Holds, mag, "waiting for a tick cuts the closed loop's throughput by the article's amount"
