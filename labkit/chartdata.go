@@ -39,15 +39,27 @@ func categoryCSV(categories []string, series []Series) string {
 
 // seriesCSV writes one row per key: the key, then each series' value there.
 func seriesCSV(keyName string, keys []string, series []Series) string {
-	rows := [][]string{append([]string{keyName}, names(series)...)}
+	header := []string{keyName}
+	for _, s := range series {
+		header = append(header, s.Name)
+		if len(s.Lo) > 0 {
+			header = append(header, s.Name+" 95% low", s.Name+" 95% high")
+		}
+	}
+	rows := [][]string{header}
+	at := func(xs []float64, i int) string {
+		if i < len(xs) {
+			return fmtCSV(xs[i])
+		}
+		return ""
+	}
 	for i, k := range keys {
 		row := []string{k}
 		for _, s := range series {
-			v := ""
-			if i < len(s.Values) {
-				v = fmtCSV(s.Values[i])
+			row = append(row, at(s.Values, i))
+			if len(s.Lo) > 0 {
+				row = append(row, at(s.Lo, i), at(s.Hi, i))
 			}
-			row = append(row, v)
 		}
 		rows = append(rows, row)
 	}

@@ -325,6 +325,9 @@ func sortedKeys[V any](m map[string]V) []string {
 type Series struct {
 	Name   string
 	Values []float64
+	// Lo and Hi, when set (Lines only), are the bounds of each value's 95%
+	// interval, drawn as a band in the series' colour.
+	Lo, Hi []float64
 }
 
 // seriesStyle gives a series its name's colour (lines, markers and bars).
@@ -342,11 +345,11 @@ func names(series []Series) []string {
 	return out
 }
 
-// allValues pools the series' values.
+// allValues pools the series' values and interval bounds.
 func allValues(series []Series) []float64 {
 	var out []float64
 	for _, s := range series {
-		out = append(out, s.Values...)
+		out = append(append(append(out, s.Values...), s.Lo...), s.Hi...)
 	}
 	return out
 }
@@ -356,7 +359,8 @@ func allValues(series []Series) []float64 {
 // parameter. series[k].Values[i] is the value at x[i]; NaN, infinities and
 // values missing at the end of a shorter series leave gaps, values beyond
 // len(x) are ignored. xName names the x axis (with its unit), unit the y
-// axis. Axes are logarithmic where the values span more than 30x.
+// axis. Axes are logarithmic where the values span more than 30x. A
+// series with Lo and Hi gets its interval as a band.
 func Lines(title, xName, unit string, x []float64, series ...Series) *Chart {
 	return linesChart(title, "", xName, unit, x, series)
 }
@@ -380,6 +384,16 @@ func linesChart(title, subtitle, xName, unit string, x []float64, series []Serie
 			data[i] = opts.LineData{Value: []any{xCoord(kind, x, i), num(y)}}
 		}
 		line.AddSeries(s.Name, data, seriesStyle(s.Name)...)
+		if len(s.Lo) > 0 && len(s.Hi) > 0 {
+			var band []opts.CustomData
+			for i := range min(len(x), len(s.Lo), len(s.Hi)) {
+				band = append(band, opts.CustomData{Value: []any{xCoord(kind, x, i), num(s.Lo[i]), num(s.Hi[i])}})
+			}
+			c := charts.NewCustom()
+			c.AddSeries(s.Name, band, charts.WithCustomChartOpts(opts.CustomChart{RenderItem: fn("band")}),
+				charts.WithEncodeOpts(opts.Encode{X: 0, Y: []int{1, 2}}), charts.WithItemStyleOpts(opts.ItemStyle{Color: colorOf(s.Name)}))
+			line.Overlap(c)
+		}
 	}
 	return newChart(title, chartHeight, plainCSV(xName, x, series), line)
 }

@@ -466,3 +466,31 @@ func TestXAxisNamesItsScale(t *testing.T) {
 		}
 	}
 }
+
+// A series with Lo and Hi gets its 95% interval as a band of its own
+// colour, and the chart's data (CSV) carries the bounds.
+func TestLinesBand(t *testing.T) {
+	c := Lines("wait vs HZ", "hz", "ms", []float64{100, 250}, Series{Name: "wfi", Values: []float64{4.4, 2}, Lo: []float64{0, 1.6}, Hi: []float64{12.5, 2.4}},
+		Series{Name: "half tick", Values: []float64{5, 2}})
+	var opt struct {
+		Series []struct {
+			Name, Type string
+			Data       []struct{ Value []any }
+		} `json:"series"`
+	}
+	if err := json.Unmarshal([]byte(c.Option), &opt); err != nil {
+		t.Fatalf("option is not JSON: %v\n%s", err, c.Option)
+	}
+	bands := 0
+	for _, s := range opt.Series {
+		if s.Type == "custom" {
+			bands++
+			if s.Name != "wfi" || len(s.Data) != 2 || s.Data[0].Value[2] != 12.5 {
+				t.Errorf("band %s %v, want wfi's [x, lo, hi]", s.Name, s.Data)
+			}
+		}
+	}
+	if bands != 1 || !strings.Contains(c.csv, "wfi 95% low") {
+		t.Errorf("%d bands, CSV %q; want one, and the bounds in the CSV", bands, c.csv)
+	}
+}

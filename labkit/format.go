@@ -122,6 +122,9 @@ func ShowUnit(unit string) string {
 // other units are kept ("41,811 ops/s"). For prose: in a table column or on
 // an axis one unit for every value reads better.
 func Quantity(x float64, unit string) string {
+	if unit == "%" { // "35%", not "35 %"
+		return Num(x) + unit
+	}
 	scale, base, ok := splitSIUnit(unit)
 	if !ok || x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		if unit == "" {

@@ -629,8 +629,8 @@ var mutants = []mutant{
 		new: `if id, ok := x.Fun.(*ast.Ident); ok && false && len(x.Args) == 1 {`,
 		pkg: "./labkit/nbexport", test: "TestParameterValues"},
 	{name: "tornado-order", file: "labkit/resultcharts.go",
-		old: `return compareFloat(math.Abs(a.High-a.Low), math.Abs(b.High-b.Low))`,
-		new: `return compareFloat(math.Abs(b.High-b.Low), math.Abs(a.High-a.Low))`,
+		old: `return compareFloat(span(a), span(b))`,
+		new: `return compareFloat(span(b), span(a))`,
 		pkg: "./labkit", test: "TestTornadoLargestSpanOnTop"},
 	{name: "stamp-variant-plural", file: "labkit/nbexport/stamp.go",
 		old: `if n == 1 {

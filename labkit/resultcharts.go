@@ -359,11 +359,21 @@ type TornadoBar struct {
 
 // Tornado draws horizontal bars of each parameter's effect, largest span on
 // top; the chart grows with the number of parameters so that every name
-// shows in full.
+// shows in full. An end that is NaN draws no bar (and counts as 0 in the
+// span).
 func Tornado(title, unit string, bars []TornadoBar) *Chart {
 	sorted := slices.Clone(bars)
+	span := func(b TornadoBar) float64 {
+		z := func(x float64) float64 {
+			if math.IsNaN(x) {
+				return 0
+			}
+			return x
+		}
+		return math.Abs(z(b.High) - z(b.Low))
+	}
 	slices.SortStableFunc(sorted, func(a, b TornadoBar) int {
-		return compareFloat(math.Abs(a.High-a.Low), math.Abs(b.High-b.Low))
+		return compareFloat(span(a), span(b))
 	})
 	names := make([]string, len(sorted))
 	low := Series{Name: "at Low"}

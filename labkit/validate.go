@@ -183,10 +183,59 @@ func ValidationTable(vs []Verdict) Table {
 		if !v.Independent {
 			ind = "no (set from it: " + strings.Join(v.SetFrom, ", ") + ")"
 		}
-		t.Rows = append(t.Rows, []string{v.ID, v.Quantity, Num(v.Published) + " " + ShowUnit(v.Unit), Num(v.Model) + " " + ShowUnit(v.Unit),
+		t.Rows = append(t.Rows, []string{v.ID, v.Quantity, numUnit(v.Published, v.Unit), numUnit(v.Model, v.Unit),
 			tol, ind, v.Verdict, v.Source.String()})
 	}
 	return t
+}
+
+// numUnit writes x with its unit as given ("200 ns", "2,000 cycles"), a
+// percentage without a space ("35%").
+func numUnit(x float64, unit string) string {
+	if unit == "%" {
+		return Num(x) + unit
+	}
+	return Num(x) + " " + ShowUnit(unit)
+}
+
+// HandOffChecks are the checks of the model's core-to-core hop against the
+// published ping-pong figures: the A72's compare-and-exchange is an LL/SC
+// loop, and a lock hand-off on the RK3399 ends in the same claim of the
+// line. HandOffPair is the one whose cores the RK3399's cpu4-5 map to.
+var HandOffChecks = []string{"c2c-a72-cluster-rpi4", "c2c-a72-pair-lx2160a", "c2c-cross-cluster-lx2160a"}
+
+// HandOffPair is the check of HandOffChecks that maps to the RK3399's
+// A72 pair, cpu4-5.
+const HandOffPair = "c2c-a72-pair-lx2160a"
+
+// HandOffText says how much slower the model's core-to-core hops are than
+// the published figures, from the verdicts of HandOffChecks (others are
+// ignored), e.g. "1.94-3.24x the published one-way latencies (3.24x for the
+// LX2160A's A72 pair, which maps to the RK3399's cpu4-5; 2.23x within the
+// RPi 4's A72 cluster, 1.94x across the LX2160A's clusters)". Every
+// report that qualifies a result by hand-off times states it so, from the
+// same runs. "" without the three verdicts.
+func HandOffText(vs []Verdict) string {
+	ratio := map[string]float64{}
+	for _, v := range vs {
+		if slices.Contains(HandOffChecks, v.ID) && v.Err == "" && v.Published > 0 {
+			ratio[v.ID] = v.Model / v.Published
+		}
+	}
+	if len(ratio) != len(HandOffChecks) {
+		return ""
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range ratio {
+		lo, hi = math.Min(lo, r), math.Max(hi, r)
+	}
+	x := func(r float64) string { return sigDigits(r, 3) + "x" }
+	rng := sigDigits(lo, 3) + "-" + x(hi)
+	if sigDigits(lo, 3) == sigDigits(hi, 3) {
+		rng = x(lo)
+	}
+	return fmt.Sprintf("%s the published one-way latencies (%s for the LX2160A's A72 pair, which maps to the RK3399's cpu4-5; %s within the RPi 4's A72 cluster, %s across the LX2160A's clusters)",
+		rng, x(ratio[HandOffPair]), x(ratio["c2c-a72-cluster-rpi4"]), x(ratio["c2c-cross-cluster-lx2160a"]))
 }
 
 // Checks returns the validation checks: the model against published figures

@@ -190,3 +190,27 @@ func TestValidationTableColumns(t *testing.T) {
 		t.Errorf("rows\n%q\nwant\n%q", tab.Rows, want)
 	}
 }
+
+// HandOffText gives the range of the three core-to-core factors and names
+// the one of the RK3399's A72 pair, from the verdicts it is given.
+func TestHandOffText(t *testing.T) {
+	var vs []Verdict
+	for _, c := range Checks() {
+		model := map[string]float64{"c2c-a72-cluster-rpi4": 200, "c2c-a72-pair-lx2160a": 200, "c2c-cross-cluster-lx2160a": 500}[c.ID]
+		if model > 0 {
+			vs = append(vs, c.Judge(model))
+		}
+	}
+	got := HandOffText(vs)
+	for _, want := range []string{"1.94-3.24x the published", "3.24x for the LX2160A's A72 pair, which maps to the RK3399's cpu4-5", "2.23x within the RPi 4", "1.94x across"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("HandOffText = %q, want it to contain %q", got, want)
+		}
+	}
+	if got := HandOffText(vs[:2]); got != "" {
+		t.Errorf("HandOffText of two verdicts = %q, want \"\"", got)
+	}
+	if got := Quantity(35, "%"); got != "35%" {
+		t.Errorf("Quantity(35, %%) = %q, want 35%%", got)
+	}
+}

@@ -92,7 +92,7 @@ type Claim struct {
 	Wrong string `json:"wrong,omitempty"`
 	// HandOffs marks a verdict whose magnitude rests on the RK3399 model's
 	// cache-line hand-offs, which notebook 05 finds too slow against the
-	// published core-to-core figures; the claim then lists handOffRun, and
+	// published core-to-core figures; the claim then lists handOffRuns, and
 	// its judgement carries the caveat computed from it.
 	HandOffs bool `json:"handoffs,omitempty"`
 }
@@ -146,8 +146,11 @@ func (l Ledger) check() error {
 			return fmt.Errorf("ledger: claim %s: needs exactly one of runs (and how), a not_simulable reason or a wrong reason", c.ID)
 		case len(c.Runs) > 0 && (c.How == "" || judges[c.ID] == nil):
 			return fmt.Errorf("ledger: claim %s: judged by runs %v, but has no how or no judge in labkit/ledger", c.ID, c.Runs)
-		case c.HandOffs && !slices.Contains(c.Runs, handOffRun):
-			return fmt.Errorf("ledger: claim %s: rests on hand-offs, but does not list run %s, which its caveat needs", c.ID, handOffRun)
+		}
+		for _, h := range handOffRuns {
+			if c.HandOffs && !slices.Contains(c.Runs, h.run) {
+				return fmt.Errorf("ledger: claim %s: rests on hand-offs, but does not list run %s, which its caveat needs", c.ID, h.run)
+			}
 		}
 		for _, r := range c.Runs {
 			if !runs[r] {
@@ -306,12 +309,38 @@ func CountsText(js []Judgement) string {
 	return joinComma(parts)
 }
 
-// Table is the judgements as a labkit table, one row per claim.
+// Table is the judgements as a labkit table, one row per claim. A claim
+// with a caveat (the hand-off times') is marked in its why column; the
+// caveat, the same for every such claim, is CaveatNote's, to be said once
+// beside the table.
 func Table(js []Judgement) labkit.Table {
 	t := labkit.Table{Title: "Claims ledger: " + CountsText(js),
 		Header: []string{"id", "article", "§", "claim", "verdict", "magnitude", "why"}}
 	for _, j := range js {
-		t.Rows = append(t.Rows, []string{j.ID, j.Article.ID, j.Section, j.Claim.Claim, string(j.Verdict), j.Magnitude, j.WhyText()})
+		why := j.Why
+		if j.Caveat != "" {
+			why += " " + caveatMark
+		}
+		t.Rows = append(t.Rows, []string{j.ID, j.Article.ID, j.Section, j.Claim.Claim, string(j.Verdict), j.Magnitude, why})
 	}
 	return t
+}
+
+// caveatMark marks, in Table, a claim whose caveat CaveatNote gives.
+const caveatMark = "(hand-off caveat: see the note on the table)"
+
+// CaveatNote is the hand-off caveat of the judgements that carry it, said
+// once for all of them with their ids ("" when none does).
+func CaveatNote(js []Judgement) string {
+	var ids []string
+	caveat := ""
+	for _, j := range js {
+		if j.Caveat != "" {
+			ids, caveat = append(ids, j.ID), j.Caveat
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Caveat on %s %s: %s.", map[bool]string{true: "claim", false: "claims"}[len(ids) == 1], joinComma(ids), caveat)
 }

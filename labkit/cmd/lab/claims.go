@@ -54,6 +54,9 @@ func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return printJSON(stdout, js)
 	}
 	ledger.Table(js).WriteText(stdout)
+	if note := ledger.CaveatNote(js); note != "" {
+		fmt.Fprintf(stdout, "\n%s\n", note)
+	}
 	return nil
 }
 
