@@ -342,7 +342,7 @@ func (e *Engine) Waiters() Waiters {
 		on := p.waitOn
 		if p.spinning && e.mem != nil {
 			a := p.core.sp.addr
-			on = fmt.Sprintf("spin on %#x (value %d)", uint64(a), e.mem.Peek(a))
+			on = "spin on " + e.mem.describe(a, fmt.Sprintf("value %d", e.mem.Peek(a)))
 		}
 		if on == "" {
 			on = p.hardwareWait()
@@ -366,8 +366,13 @@ func (p *Proc) hardwareWait() string {
 	switch c.wait {
 	case waitWFE:
 		if c.monReg != nil {
-			a := uint64(c.monReg.Base) + uint64(c.monLine)<<p.e.mem.lineBits
-			return fmt.Sprintf("an event in WFE (exclusive monitor on line %#x)", a)
+			m := p.e.mem
+			a := c.monReg.Base + Addr(c.monLine)<<m.lineBits
+			on := fmt.Sprintf("an event in WFE (exclusive monitor on line %#x", uint64(a))
+			if n := m.nameOf(a, uint64(m.LineSize())); n != "" {
+				on += " of " + n
+			}
+			return on + ")"
 		}
 		return "an event in WFE (SEV or interrupt)"
 	case waitWFI:
