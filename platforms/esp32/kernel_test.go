@@ -3,6 +3,7 @@ package esp32
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -323,6 +324,40 @@ func TestDeadlockReported(t *testing.T) {
 	for _, s := range []string{"t1", "t2", `take mutex "A"`, `take mutex "B"`} {
 		if !strings.Contains(msg, s) {
 			t.Errorf("deadlock report %q does not mention %s", msg, s)
+		}
+	}
+}
+
+// Two tasks entering two portMUXes in opposite order deadlock; the report
+// names each mux a core spins on, not only its address.
+func TestCrossedPortMuxesNamed(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	a, b := k.NewPortMux("muxA", 8), k.NewPortMux("muxB", 8)
+	for i, order := range [][2]*PortMux{{a, b}, {b, a}} {
+		mustTask(t, k, fmt.Sprint("t", i), 5, i, func(tcb *TCB) {
+			tcb.EnterCritical(order[0])
+			tcb.Work(2000)
+			tcb.Now() // settles the owed cycles, so both hold their first mux
+			tcb.EnterCritical(order[1])
+			tcb.ExitCritical(order[1])
+			tcb.ExitCritical(order[0])
+		})
+	}
+	if err := k.Start(); err != nil {
+		t.Fatal(err)
+	}
+	err := e.Run(context.Background())
+	e.Close()
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) {
+		t.Fatalf("err = %v, want a *sim.DeadlockError", err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("t0 (core 0) waits on spin on muxB (%#x, ", uint64(b.Addr)),
+		fmt.Sprintf("t1 (core 1) waits on spin on muxA (%#x, ", uint64(a.Addr)),
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("deadlock report %q does not say %q", err, want)
 		}
 	}
 }
