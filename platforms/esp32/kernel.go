@@ -188,8 +188,22 @@ func (k *Kernel) RunTimeIdleShare(c int) float64 {
 
 func coreID(p *sim.Proc) int { return p.Core().ID }
 
+// maxOwed bounds a core's owed cycles: work past it runs them, so that a
+// task that only calls Work in a loop still advances simulated time and
+// meets the engine's time limit, event budget and cancellation instead of
+// spinning in Go for ever. It is far above what a built-in experiment owes
+// at any setting (medium_us = 1e6 at 240 MHz: 2.4e8), whose results it
+// leaves unchanged.
+const maxOwed = 1 << 32
+
 // work charges n cycles of straight-line code to the running core.
-func (k *Kernel) work(p *sim.Proc, n int64) { k.cpu[coreID(p)].owed += n }
+func (k *Kernel) work(p *sim.Proc, n int64) {
+	pc := &k.cpu[coreID(p)]
+	pc.owed += n
+	if pc.owed > maxOwed {
+		k.flush(p)
+	}
+}
 
 // flush runs the owed cycles now.
 func (k *Kernel) flush(p *sim.Proc) {

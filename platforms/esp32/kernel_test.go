@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"synclab/sim"
 )
@@ -359,6 +360,55 @@ func TestCrossedPortMuxesNamed(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("deadlock report %q does not say %q", err, want)
 		}
+	}
+}
+
+// A task that only calls Work in an endless loop once owed cycles without
+// end and never let simulated time move, so the run hung in Go. Now its
+// cycles run once they pass maxOwed, and the run ends at the engine's time
+// limit, event budget or cancellation. The minute is only a safety net:
+// without the bound Run never returns.
+func TestWorkLoopEnds(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		limit func(e *sim.Engine)
+		check func(e *sim.Engine, err error) bool
+	}{
+		{"time limit", context.Background(), func(e *sim.Engine) { e.Until = 50 * sim.Millisecond },
+			func(e *sim.Engine, err error) bool { return err == nil && e.StopReason() == "time limit" }},
+		{"event budget", context.Background(), func(e *sim.Engine) { e.MaxEvents = 1000 },
+			func(_ *sim.Engine, err error) bool { var r *sim.RunawayError; return errors.As(err, &r) }},
+		{"cancelled", cancelled, func(*sim.Engine) {},
+			func(_ *sim.Engine, err error) bool {
+				return errors.Is(err, sim.ErrStopped) && errors.Is(err, context.Canceled)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			tc.limit(e)
+			mustTask(t, k, "hog", 9, 1, func(tcb *TCB) {
+				for {
+					tcb.Work(1000)
+				}
+			})
+			if err := k.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- e.Run(tc.ctx) }()
+			select {
+			case err := <-done:
+				e.Close() // not on the safety net's path: Close would wait for the loop
+				if !tc.check(e, err) {
+					t.Errorf("run ended with %v (stop %q at %v)", err, e.StopReason(), e.Now())
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("Run has not returned after a minute: the Work loop never lets simulated time move")
+			}
+		})
 	}
 }
 
