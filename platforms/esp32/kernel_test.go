@@ -412,6 +412,31 @@ func TestWorkLoopEnds(t *testing.T) {
 	}
 }
 
+// A run whose tasks were created but never started (no Kernel.Start) is a
+// deadlock that says so, not that the task waits for its turn on core -1.
+func TestSchedulerNotStarted(t *testing.T) {
+	for _, start := range []bool{false, true} {
+		t.Run(fmt.Sprint("start=", start), func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			defer e.Close()
+			mustTask(t, k, "a", 5, 0, func(tcb *TCB) { tcb.Delay(1) })
+			if start {
+				if err := k.Start(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := e.Run(context.Background())
+			var dl *sim.DeadlockError
+			switch {
+			case start && err != nil:
+				t.Errorf("started: %v, want none", err)
+			case !start && (!errors.As(err, &dl) || len(dl.Waiters) != 1 || !strings.Contains(dl.Waiters[0].On, "scheduler, never started (call Kernel.Start")):
+				t.Errorf("not started: %v; want a deadlock saying the scheduler was never started", err)
+			}
+		})
+	}
+}
+
 // xTaskCheckForTimeOut takes xKernelLock even for portMAX_DELAY (IDF tests
 // the timeout inside the critical section): a check made while the other
 // core holds the lock waits for it.
