@@ -123,6 +123,11 @@ func NewEngine(seed uint64) *Engine {
 	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true, horizon: never}
 }
 
+// Running returns the process whose function runs now, nil outside Run
+// (and while an event runs): an OS model uses it to refuse a task's handle
+// used from another task's function or from outside the simulation.
+func (e *Engine) Running() *Proc { return e.running }
+
 // Now returns the current simulated time.
 func (e *Engine) Now() Time { return e.now }
 

@@ -437,6 +437,56 @@ func TestSchedulerNotStarted(t *testing.T) {
 	}
 }
 
+// A task's handle used by another task (a.SemaphoreTake inside B's
+// function) once acted for A while B ran, and ended in a misleading
+// deadlock; used outside the simulation it was a nil-pointer panic. The
+// first ends B's run and the second panics, each naming the tasks.
+func TestForeignTCBRefused(t *testing.T) {
+	calls := []struct {
+		name string
+		call func(a *TCB, m *Semaphore, mux *PortMux)
+	}{
+		{"SemaphoreTake", func(a *TCB, m *Semaphore, _ *PortMux) { a.SemaphoreTake(m, PortMaxDelay) }},
+		{"SemaphoreGive", func(a *TCB, m *Semaphore, _ *PortMux) { a.SemaphoreGive(m) }},
+		{"Work", func(a *TCB, _ *Semaphore, _ *PortMux) { a.Work(1000) }},
+		{"EnterCritical", func(a *TCB, _ *Semaphore, mux *PortMux) { a.EnterCritical(mux) }},
+		{"ExitCritical", func(a *TCB, _ *Semaphore, mux *PortMux) { a.ExitCritical(mux) }},
+		{"Delay", func(a *TCB, _ *Semaphore, _ *PortMux) { a.Delay(1) }},
+		{"NotifyGive", func(a *TCB, _ *Semaphore, _ *PortMux) { a.NotifyGive(a, 0) }},
+		{"Now", func(a *TCB, _ *Semaphore, _ *PortMux) { a.Now() }},
+	}
+	for _, tc := range calls {
+		t.Run(tc.name+" in another task", func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			defer e.Close()
+			m, _ := k.NewSemaphore("m", Mutex, 1, 1, 8)
+			mux := k.NewPortMux("mux", 8)
+			a := mustTask(t, k, "A", 5, 0, func(tcb *TCB) { tcb.Delay(5) })
+			mustTask(t, k, "B", 5, 1, func(*TCB) { tc.call(a, m, mux) })
+			if err := k.Start(); err != nil {
+				t.Fatal(err)
+			}
+			err := e.Run(context.Background())
+			if want := "B called a method of task A's TCB"; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("run: %v; want an error saying %q", err, want)
+			}
+		})
+		t.Run(tc.name+" outside the simulation", func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			defer e.Close()
+			m, _ := k.NewSemaphore("m", Mutex, 1, 1, 8)
+			mux := k.NewPortMux("mux", 8)
+			a := mustTask(t, k, "A", 5, 0, func(tcb *TCB) {})
+			defer func() {
+				if p := fmt.Sprint(recover()); !strings.Contains(p, "task A's TCB used outside the simulation") {
+					t.Errorf("panic %q; want one saying A's TCB was used outside the simulation", p)
+				}
+			}()
+			tc.call(a, m, mux)
+		})
+	}
+}
+
 // xTaskCheckForTimeOut takes xKernelLock even for portMAX_DELAY (IDF tests
 // the timeout inside the critical section): a check made while the other
 // core holds the lock waits for it.
