@@ -494,3 +494,44 @@ func TestLinesBand(t *testing.T) {
 		t.Errorf("%d bands, CSV %q; want one, and the bounds in the CSV", bands, c.csv)
 	}
 }
+
+// TestChartsRefuseUnknownMetric: every chart of a metric refuses a name the
+// experiment does not report (SweepLines with its error, the others with a
+// panic, as Must) and names it and the metrics there are, rather than draw
+// zeros.
+func TestChartsRefuseUnknownMetric(t *testing.T) {
+	e, err := fixture().WithSweep("work", 10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := handResult(e, "time_ms", map[string][][]float64{"fast": {{1, 2}, {3, 4}}, "slow": {{2, 3}, {4, 5}}})
+	sens := &Sensitivity{Experiment: e.Name, Baseline: r}
+	charts := []struct {
+		name  string
+		chart func(metric string) (*Chart, error)
+	}{
+		{"SweepLines", func(m string) (*Chart, error) { return SweepLines(r, m, "work") }},
+		{"BarsCI", func(m string) (*Chart, error) { return BarsCI(r, m), nil }},
+		{"MetricStack", func(m string) (*Chart, error) { return MetricStack(r, "stack", "ms", "time_ms", m), nil }},
+		{"Tornado", func(m string) (*Chart, error) { return sens.Tornado("fast", m), nil }},
+	}
+	for _, tc := range charts {
+		t.Run(tc.name, func(t *testing.T) {
+			if c, err := tc.chart("time_ms"); err != nil || c == nil {
+				t.Fatalf("known metric: %v", err)
+			}
+			err := func() (err error) {
+				defer func() {
+					if p := recover(); p != nil {
+						err = fmt.Errorf("panic: %v", p)
+					}
+				}()
+				_, err = tc.chart("tiem_ms")
+				return err
+			}()
+			if err == nil || !containsAll(err.Error(), `"tiem_ms"`, "metrics: time_ms, ops_s") {
+				t.Errorf("unknown metric: %v; want an error naming it and the metrics", err)
+			}
+		})
+	}
+}

@@ -178,7 +178,8 @@ func YesNo(b bool) string {
 }
 
 // Mean is the mean of a metric over the successful repeats of a variant at
-// a sweep point (NaN when there is none).
+// a sweep point (NaN when there is none, or the variant, point or metric is
+// unknown).
 func (r *Result) Mean(variant string, point int, metric string) float64 {
 	return r.Summary(variant, point, metric).Mean
 }

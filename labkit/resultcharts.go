@@ -80,17 +80,39 @@ func runCounts(r *Result, metric string, points []int) (minN, maxN int) {
 	return minN, maxN
 }
 
+// metricOf returns the experiment's metric of that name; an unknown name is
+// an error naming it and listing the metrics the experiment reports.
+func metricOf(e platforms.Experiment, name string) (platforms.Metric, error) {
+	m, ok := e.Metric(name)
+	if !ok {
+		names := make([]string, len(e.Metrics))
+		for i, m := range e.Metrics {
+			names[i] = m.Name
+		}
+		return m, fmt.Errorf("experiment %s has no metric %q; metrics: %s", e.Name, name, strings.Join(names, ", "))
+	}
+	return m, nil
+}
+
+// mustMetric is metricOf for the charts returned without an error (their
+// callers pass them straight to Display): an unknown metric is a
+// programming error, and it panics, as Must would, rather than draw zeros.
+func mustMetric(e platforms.Experiment, name string) platforms.Metric {
+	return Must(metricOf(e, name))
+}
+
 // BarsCI is a bar chart of a metric's mean per variant with its 95%
 // interval (clipped to the metric's physical range) as an error bar, or
 // each run as a dot when there are fewer than MinRepeatsForCI runs. Without
 // a sweep there is one bar per variant with its mean written above; with one,
 // a group of bars per sweep point. Each variant has its colour, the same
 // in every chart of the notebook. The axis is logarithmic where the values
-// span more than 30x.
+// span more than 30x. It panics on a metric the experiment does not report,
+// naming the metrics it does.
 func BarsCI(r *Result, metric string) *Chart {
 	e := r.Experiment
+	m := mustMetric(e, metric)
 	registerVariants(e)
-	m, _ := e.Metric(metric)
 	points := e.Points()
 	all := make([]int, len(points))
 	for i := range all {
@@ -145,9 +167,13 @@ func BarsCI(r *Result, metric string) *Chart {
 // MinRepeatsForCI runs. Other swept parameters are held at their first
 // value. The x axis is a value axis, logarithmic where the sweep spans more
 // than 30x (evenly spaced categories when it also includes 0); so is the y
-// axis for the values.
+// axis for the values. An unknown metric or unswept parameter is an error.
 func SweepLines(r *Result, metric, param string) (*Chart, error) {
 	e := r.Experiment
+	m, err := metricOf(e, metric)
+	if err != nil {
+		return nil, err
+	}
 	i := slices.IndexFunc(e.Sweep, func(a platforms.Axis) bool { return a.Param == param })
 	if i < 0 {
 		var swept []string
@@ -157,7 +183,6 @@ func SweepLines(r *Result, metric, param string) (*Chart, error) {
 		return nil, fmt.Errorf("experiment %s does not sweep %q; swept: %v", e.Name, param, swept)
 	}
 	registerVariants(e)
-	m, _ := e.Metric(metric)
 	var idx []int // points along the axis, other axes at their first value
 	var held []string
 	for p, pt := range e.Points() {
@@ -336,11 +361,13 @@ func SampleCharts(r *Result, sample, unit string) (hist, cdf *Chart) {
 }
 
 // MetricStack stacks the means of several metrics (in the same unit, e.g.
-// per-component power) per variant at the default sweep point.
+// per-component power) per variant at the default sweep point. It panics on
+// a metric the experiment does not report, as BarsCI does.
 func MetricStack(r *Result, title, unit string, metrics ...string) *Chart {
 	cats := r.Experiment.VariantNames()
 	var series []Series
 	for _, m := range metrics {
+		mustMetric(r.Experiment, m)
 		s := Series{Name: m}
 		for _, v := range cats {
 			s.Values = append(s.Values, r.Summary(v, r.DefaultPoint(), m).Mean)

@@ -213,8 +213,10 @@ func (s *Sensitivity) TornadoBars(variant, metric string) []TornadoBar {
 	return bars
 }
 
-// Tornado is the tornado chart of a variant's metric.
+// Tornado is the tornado chart of a variant's metric. It panics on a metric
+// the experiment does not report, as BarsCI does.
 func (s *Sensitivity) Tornado(variant, metric string) *Chart {
+	mustMetric(s.Baseline.Experiment, metric)
 	return Tornado(fmt.Sprintf("%s: sensitivity of %s (%s)", s.Experiment, metric, variant), "% change", s.TornadoBars(variant, metric))
 }
 

@@ -109,17 +109,21 @@ func sqErr(xs []float64) float64 {
 }
 
 // Values returns the metric's values over the successful repeats of a
-// variant at a sweep point, in repeat order.
+// variant at a sweep point, in repeat order. An unknown variant, point or
+// metric (a misspelled name) gives none, so Summary and Mean are NaN and a
+// typo cannot read as 0.
 func (r *Result) Values(variant string, point int, metric string) []float64 {
 	var xs []float64
 	for _, run := range r.runsAt(variant, point, false) {
-		xs = append(xs, run.Metrics[metric])
+		if x, ok := run.Metrics[metric]; ok {
+			xs = append(xs, x)
+		}
 	}
 	return xs
 }
 
 // Samples pools the named samples of a variant's successful runs at a sweep
-// point.
+// point; an unknown name gives none, as in Values.
 func (r *Result) Samples(variant string, point int, name string) []float64 {
 	var xs []float64
 	for _, run := range r.runsAt(variant, point, false) {
@@ -151,7 +155,8 @@ func (r *Result) failureNote(variant string, point int) string {
 	return fmt.Sprintf("%d of %d runs failed: %s", len(failed), total, failed[0].Err)
 }
 
-// Summary summarises a metric of a variant at a sweep point.
+// Summary summarises a metric of a variant at a sweep point: N is 0 and
+// every statistic NaN for an unknown variant, point or metric (see Values).
 func (r *Result) Summary(variant string, point int, metric string) Summary {
 	return Summarize(r.Values(variant, point, metric))
 }

@@ -107,3 +107,37 @@ func tidy(r *Result) []row {
 	}
 	return rows
 }
+
+// TestUnknownNamesGiveNaN: a misspelled metric reads as NaN, like an
+// unknown variant or point, never as 0.
+func TestUnknownNamesGiveNaN(t *testing.T) {
+	r := handResult(fixture(), "time_ms", map[string][][]float64{"fast": {{1, 2, 3}}})
+	for _, tc := range []struct {
+		name, variant string
+		point         int
+		metric        string
+		want          int
+	}{
+		{"known", "fast", 0, "time_ms", 3},
+		{"unknown variant", "medium", 0, "time_ms", 0},
+		{"unknown point", "fast", 1, "time_ms", 0},
+		{"unknown metric", "fast", 0, "tiem_ms", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if xs := r.Values(tc.variant, tc.point, tc.metric); len(xs) != tc.want {
+				t.Errorf("Values = %v, want %d values", xs, tc.want)
+			}
+			s := r.Summary(tc.variant, tc.point, tc.metric)
+			m := r.Mean(tc.variant, tc.point, tc.metric)
+			if tc.want > 0 {
+				if s.N != tc.want || m != 2 || s.P50 != 2 {
+					t.Errorf("Summary %+v, Mean %g", s, m)
+				}
+				return
+			}
+			if s.N != 0 || !math.IsNaN(s.Mean) || !math.IsNaN(s.P50) || !math.IsNaN(s.Max) || !math.IsNaN(m) {
+				t.Errorf("Summary %+v, Mean %g: want N 0 and NaN", s, m)
+			}
+		})
+	}
+}

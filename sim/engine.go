@@ -130,6 +130,11 @@ func NewEngine(seed uint64) *Engine {
 	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true, horizon: never}
 }
 
+// Running returns the process whose function runs now, nil outside Run
+// (and while an event runs): an OS model uses it to refuse a task's handle
+// used from another task's function or from outside the simulation.
+func (e *Engine) Running() *Proc { return e.running }
+
 // Now returns the current simulated time.
 func (e *Engine) Now() Time { return e.now }
 
@@ -391,7 +396,7 @@ func (e *Engine) Waiters() Waiters {
 		on := p.waitOn
 		if p.spinning && e.mem != nil {
 			a := p.core.sp.addr
-			on = fmt.Sprintf("spin on %#x (value %d)", uint64(a), e.mem.Peek(a))
+			on = "spin on " + e.mem.describe(a, fmt.Sprintf("value %d", e.mem.Peek(a)))
 		}
 		if on == "" {
 			on = p.hardwareWait()
@@ -416,8 +421,13 @@ func (p *Proc) hardwareWait() string {
 	switch {
 	case c.wait == waitWFE || watching:
 		if c.monReg != nil {
-			a := uint64(c.monReg.Base) + uint64(c.monLine)<<p.e.mem.lineBits
-			return fmt.Sprintf("an event in WFE (exclusive monitor on line %#x)", a)
+			m := p.e.mem
+			a := c.monReg.Base + Addr(c.monLine)<<m.lineBits
+			on := fmt.Sprintf("an event in WFE (exclusive monitor on line %#x", uint64(a))
+			if n := m.nameOf(a, uint64(m.LineSize())); n != "" {
+				on += " of " + n
+			}
+			return on + ")"
 		}
 		return "an event in WFE (SEV or interrupt)"
 	case c.wait == waitWFI:

@@ -221,26 +221,42 @@ func TestFail(t *testing.T) {
 }
 
 // Two processes taking two locks in opposite order deadlock; the report
-// names both and what each waits on.
+// names both and what each waits on: the word's address, and its name when
+// the platform gave it one.
 func TestDeadlockReported(t *testing.T) {
-	r := newRig(t, 2, false, nil)
-	for i, order := range [][2]Addr{{ramBase, ramBase + 64}, {ramBase + 64, ramBase}} {
-		r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) {
-			me := uint64(i + 1)
-			spinLock(p, order[0], 10, me)
-			p.Compute(1000)
-			spinLock(p, order[1], 10, me)
+	for _, tc := range []struct {
+		name  string
+		named bool
+		want  []string
+	}{
+		{"unnamed", false, []string{"task0 (core 0) waits on spin on 0x1040 (value 2)", "task1 (core 1) waits on spin on 0x1000 (value 1)"}},
+		{"named", true, []string{"task0 (core 0) waits on spin on lockB (0x1040, value 2)", "task1 (core 1) waits on spin on lockA (0x1000, value 1)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, 2, false, nil)
+			if tc.named {
+				r.m.Name(ramBase+64, 8, "lockB")
+				r.m.Name(ramBase, 8, "lockA")
+			}
+			for i, order := range [][2]Addr{{ramBase, ramBase + 64}, {ramBase + 64, ramBase}} {
+				r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) {
+					me := uint64(i + 1)
+					spinLock(p, order[0], 10, me)
+					p.Compute(1000)
+					spinLock(p, order[1], 10, me)
+				})
+			}
+			err := r.e.Run(context.Background())
+			var dl *DeadlockError
+			if !errors.As(err, &dl) || len(dl.Waiters) != 2 {
+				t.Fatalf("got %v, want a deadlock with two waiters", err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%v\nwant it to say %q", err, want)
+				}
+			}
 		})
-	}
-	err := r.e.Run(context.Background())
-	var dl *DeadlockError
-	if !errors.As(err, &dl) || len(dl.Waiters) != 2 {
-		t.Fatalf("got %v, want a deadlock with two waiters", err)
-	}
-	for _, want := range []string{"task0 (core 0) waits on spin on 0x1040 (value 2)", "task1 (core 1) waits on spin on 0x1000 (value 1)"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%v\nwant it to say %q", err, want)
-		}
 	}
 }
 

@@ -65,6 +65,15 @@ type Memory struct {
 	// cluster[i] is the mask of the cores in core i's cluster (built when
 	// first needed, rebuilt if cores were added).
 	cluster []uint64
+	// names label words for reports (Name); not simulated state.
+	names []memName
+}
+
+// memName is a label on size bytes from base.
+type memName struct {
+	base Addr
+	size uint64
+	name string
 }
 
 // touch is a word or a line fast-forward records.
@@ -90,6 +99,38 @@ func (e *Engine) NewMemory(coh Coherence) (*Memory, error) {
 
 // Memory returns the engine's memory (nil before NewMemory).
 func (e *Engine) Memory() *Memory { return e.mem }
+
+// Name labels the size bytes from a (a lock, a queue node) so that a
+// deadlock or runaway report names what a core spins or waits on, e.g. "spin
+// on muxA (0x3ffb0030, value 43947)", not only its address. It changes
+// nothing simulated; where names overlap, the latest wins.
+func (m *Memory) Name(a Addr, size uint64, name string) {
+	m.names = append(m.names, memName{a, max(size, 1), name})
+}
+
+// NameOf returns the name Name gave the byte at a, "" if none.
+func (m *Memory) NameOf(a Addr) string { return m.nameOf(a, 1) }
+
+// nameOf returns the latest name on any of the size bytes from a, "" if
+// none.
+func (m *Memory) nameOf(a Addr, size uint64) string {
+	for i := len(m.names) - 1; i >= 0; i-- {
+		n := m.names[i]
+		if a < n.base+Addr(n.size) && n.base < a+Addr(size) {
+			return n.name
+		}
+	}
+	return ""
+}
+
+// describe is a word in a report, with its name if it has one: "muxA
+// (0x3ffb0030, value 43947)", else "0x3ffb0030 (value 43947)".
+func (m *Memory) describe(a Addr, detail string) string {
+	if n := m.NameOf(a); n != "" {
+		return fmt.Sprintf("%s (%#x, %s)", n, uint64(a), detail)
+	}
+	return fmt.Sprintf("%#x (%s)", uint64(a), detail)
+}
 
 // LineSize returns the coherence granule in bytes.
 func (m *Memory) LineSize() int { return m.coh.LineSize }

@@ -72,6 +72,7 @@ var snapshotExempt = map[string]string{
 	"Memory.regions":  "recorded through touched, word by word and line by line (region is checked on its own)",
 	"Memory.touched":  "bookkeeping: which words and lines the snapshot records",
 	"Memory.cluster":  "follows from the cores' configuration",
+	"Memory.names":    "labels for reports, nothing simulated",
 	"region.Region":   "configuration, fixed for the run",
 	"region.seenW":    "bookkeeping of Memory.touched",
 	"region.seenL":    "bookkeeping of Memory.touched",

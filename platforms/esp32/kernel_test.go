@@ -3,9 +3,11 @@ package esp32
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"synclab/sim"
 )
@@ -355,6 +357,164 @@ func TestDeadlockReported(t *testing.T) {
 		if !strings.Contains(msg, s) {
 			t.Errorf("deadlock report %q does not mention %s", msg, s)
 		}
+	}
+}
+
+// Two tasks entering two portMUXes in opposite order deadlock; the report
+// names each mux a core spins on, not only its address.
+func TestCrossedPortMuxesNamed(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	a, b := k.NewPortMux("muxA", 8), k.NewPortMux("muxB", 8)
+	for i, order := range [][2]*PortMux{{a, b}, {b, a}} {
+		mustTask(t, k, fmt.Sprint("t", i), 5, i, func(tcb *TCB) {
+			tcb.EnterCritical(order[0])
+			tcb.Work(2000)
+			tcb.Now() // settles the owed cycles, so both hold their first mux
+			tcb.EnterCritical(order[1])
+			tcb.ExitCritical(order[1])
+			tcb.ExitCritical(order[0])
+		})
+	}
+	if err := k.Start(); err != nil {
+		t.Fatal(err)
+	}
+	err := e.Run(context.Background())
+	e.Close()
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) {
+		t.Fatalf("err = %v, want a *sim.DeadlockError", err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("t0 (core 0) waits on spin on muxB (%#x, ", uint64(b.Addr)),
+		fmt.Sprintf("t1 (core 1) waits on spin on muxA (%#x, ", uint64(a.Addr)),
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("deadlock report %q does not say %q", err, want)
+		}
+	}
+}
+
+// A task that only calls Work in an endless loop once owed cycles without
+// end and never let simulated time move, so the run hung in Go. Now its
+// cycles run once they pass maxOwed, and the run ends at the engine's time
+// limit, event budget or cancellation. The minute is only a safety net:
+// without the bound Run never returns.
+func TestWorkLoopEnds(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		limit func(e *sim.Engine)
+		check func(e *sim.Engine, err error) bool
+	}{
+		{"time limit", context.Background(), func(e *sim.Engine) { e.Until = 50 * sim.Millisecond },
+			func(e *sim.Engine, err error) bool { return err == nil && e.StopReason() == "time limit" }},
+		{"event budget", context.Background(), func(e *sim.Engine) { e.MaxEvents = 1000 },
+			func(_ *sim.Engine, err error) bool { var r *sim.RunawayError; return errors.As(err, &r) }},
+		{"cancelled", cancelled, func(*sim.Engine) {},
+			func(_ *sim.Engine, err error) bool {
+				return errors.Is(err, sim.ErrStopped) && errors.Is(err, context.Canceled)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			tc.limit(e)
+			mustTask(t, k, "hog", 9, 1, func(tcb *TCB) {
+				for {
+					tcb.Work(1000)
+				}
+			})
+			if err := k.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- e.Run(tc.ctx) }()
+			select {
+			case err := <-done:
+				e.Close() // not on the safety net's path: Close would wait for the loop
+				if !tc.check(e, err) {
+					t.Errorf("run ended with %v (stop %q at %v)", err, e.StopReason(), e.Now())
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("Run has not returned after a minute: the Work loop never lets simulated time move")
+			}
+		})
+	}
+}
+
+// A run whose tasks were created but never started (no Kernel.Start) is a
+// deadlock that says so, not that the task waits for its turn on core -1.
+func TestSchedulerNotStarted(t *testing.T) {
+	for _, start := range []bool{false, true} {
+		t.Run(fmt.Sprint("start=", start), func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			defer e.Close()
+			mustTask(t, k, "a", 5, 0, func(tcb *TCB) { tcb.Delay(1) })
+			if start {
+				if err := k.Start(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := e.Run(context.Background())
+			var dl *sim.DeadlockError
+			switch {
+			case start && err != nil:
+				t.Errorf("started: %v, want none", err)
+			case !start && (!errors.As(err, &dl) || len(dl.Waiters) != 1 || !strings.Contains(dl.Waiters[0].On, "scheduler, never started (call Kernel.Start")):
+				t.Errorf("not started: %v; want a deadlock saying the scheduler was never started", err)
+			}
+		})
+	}
+}
+
+// A task's handle used by another task (a.SemaphoreTake inside B's
+// function) once acted for A while B ran, and ended in a misleading
+// deadlock; used outside the simulation it was a nil-pointer panic. The
+// first ends B's run and the second panics, each naming the tasks.
+func TestForeignTCBRefused(t *testing.T) {
+	calls := []struct {
+		name string
+		call func(a *TCB, m *Semaphore, mux *PortMux)
+	}{
+		{"SemaphoreTake", func(a *TCB, m *Semaphore, _ *PortMux) { a.SemaphoreTake(m, PortMaxDelay) }},
+		{"SemaphoreGive", func(a *TCB, m *Semaphore, _ *PortMux) { a.SemaphoreGive(m) }},
+		{"Work", func(a *TCB, _ *Semaphore, _ *PortMux) { a.Work(1000) }},
+		{"EnterCritical", func(a *TCB, _ *Semaphore, mux *PortMux) { a.EnterCritical(mux) }},
+		{"ExitCritical", func(a *TCB, _ *Semaphore, mux *PortMux) { a.ExitCritical(mux) }},
+		{"Delay", func(a *TCB, _ *Semaphore, _ *PortMux) { a.Delay(1) }},
+		{"NotifyGive", func(a *TCB, _ *Semaphore, _ *PortMux) { a.NotifyGive(a, 0) }},
+		{"Now", func(a *TCB, _ *Semaphore, _ *PortMux) { a.Now() }},
+	}
+	for _, tc := range calls {
+		t.Run(tc.name+" in another task", func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			defer e.Close()
+			m, _ := k.NewSemaphore("m", Mutex, 1, 1, 8)
+			mux := k.NewPortMux("mux", 8)
+			a := mustTask(t, k, "A", 5, 0, func(tcb *TCB) { tcb.Delay(5) })
+			mustTask(t, k, "B", 5, 1, func(*TCB) { tc.call(a, m, mux) })
+			if err := k.Start(); err != nil {
+				t.Fatal(err)
+			}
+			err := e.Run(context.Background())
+			if want := "B called a method of task A's TCB"; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("run: %v; want an error saying %q", err, want)
+			}
+		})
+		t.Run(tc.name+" outside the simulation", func(t *testing.T) {
+			e, k := newTestKernel(t, nil)
+			defer e.Close()
+			m, _ := k.NewSemaphore("m", Mutex, 1, 1, 8)
+			mux := k.NewPortMux("mux", 8)
+			a := mustTask(t, k, "A", 5, 0, func(tcb *TCB) {})
+			defer func() {
+				if p := fmt.Sprint(recover()); !strings.Contains(p, "task A's TCB used outside the simulation") {
+					t.Errorf("panic %q; want one saying A's TCB was used outside the simulation", p)
+				}
+			}()
+			tc.call(a, m, mux)
+		})
 	}
 }
 

@@ -31,6 +31,8 @@ func (k *Kernel) CreateTask(name string, prio, core int, fn func(t *TCB)) (*TCB,
 		k.taskExit(p, t)
 	})
 	t.Proc.Data = t
+	// Until Start, a deadlock report says why the task never ran.
+	t.Proc.SetWaiting(notStarted, false)
 	t.State = Ready
 	k.ready[prio] = append(k.ready[prio], t)
 	return t, nil
@@ -44,6 +46,9 @@ func (k *Kernel) newTCB(name string, prio, core int) *TCB {
 	return t
 }
 
+// notStarted is what a task created before Start waits on until Start.
+const notStarted = "the scheduler, never started (call Kernel.Start, vTaskStartScheduler, before Engine.Run)"
+
 // Start is vTaskStartScheduler: one idle task per core (waiti until an
 // interrupt), the first task on each core, and the per-core ticks.
 func (k *Kernel) Start() error {
@@ -51,6 +56,9 @@ func (k *Kernel) Start() error {
 		return fmt.Errorf("scheduler already started")
 	}
 	k.started = true
+	for _, t := range k.Tasks {
+		t.Proc.SetWaiting("", false)
+	}
 	period := sim.Second / sim.Time(k.cfg.TickHz)
 	for i := range k.cpu {
 		pc := &k.cpu[i]

@@ -46,6 +46,7 @@ func (k *Kernel) NewPortMux(name string, align uint64) *PortMux {
 // object (a queue's xQueueLock).
 func (k *Kernel) portMuxAt(name string, addr sim.Addr) *PortMux {
 	k.SoC.Mem.Poke(addr, spinlockFree)
+	k.SoC.Mem.Name(addr, portMuxBytes, name) // a deadlock report names the mux, not only its address
 	m := &PortMux{Name: name, Addr: addr, owner: -1}
 	k.muxes = append(k.muxes, m)
 	return m

@@ -102,6 +102,8 @@ type Kernel struct {
 	end      sim.Addr
 	line     sim.Addr
 	qnodes   sim.Addr // per-CPU MCS nodes, one 64-byte line per CPU
+	// spinlocks counts the locks NewSpinlock made, to name each in reports.
+	spinlocks int
 
 	// Count, when non-nil, is called for every access the lock code makes
 	// (tests measure which lines each waiter touches).
@@ -142,6 +144,7 @@ func New(e *sim.Engine, cores []*sim.Core, mem *sim.Memory, base sim.Addr, size 
 		return nil, err
 	}
 	for i, c := range cores {
+		mem.Name(k.qnodes+sim.Addr(i)*line, uint64(line), fmt.Sprintf("cpu%d's MCS nodes", i))
 		cpu := &CPU{ID: i, Core: c, tick: c.NewTimer(IRQTimer), wake: c.NewTimer(IRQTimer)}
 		k.CPUs = append(k.CPUs, cpu)
 		if err := cpu.startTick(cfg.TickPeriod(), cfg.TickPeriod()); err != nil {

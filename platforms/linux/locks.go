@@ -39,7 +39,8 @@ func ParseFlavour(s string) (Flavour, error) {
 }
 
 // NewSpinlock allocates a lock of flavour f on its own cache line with the
-// wait policy w.
+// wait policy w. Reports name it by flavour and order ("qspinlock #2");
+// mem.Name(l.Word(), 8, "mine") gives it your name instead.
 func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
@@ -51,6 +52,8 @@ func (k *Kernel) NewSpinlock(f Flavour, w Wait) (Spinlock, error) {
 	if err != nil {
 		return nil, err
 	}
+	k.spinlocks++
+	k.mem.Name(a, 8, fmt.Sprintf("%s #%d", f, k.spinlocks))
 	base := lockBase{k: k, word: a, w: w}
 	var l Spinlock
 	switch f {
@@ -112,7 +115,7 @@ func (l *ownedLock) Lock(p *sim.Proc) {
 	}
 	if ahead != "" {
 		p.Fail(&sim.DeadlockError{At: p.Now(), Waiters: []sim.Waiter{{Proc: l.k.context(p).String(), Core: cpu.ID,
-			On: fmt.Sprintf("spinlock %#x, %s on the same CPU, which cannot run on until the waiter returns (a lock an interrupt handler takes needs spin_lock_irqsave)", uint64(l.Word()), ahead)}}})
+			On: fmt.Sprintf("%s (%#x), %s on the same CPU, which cannot run on until the waiter returns (a lock an interrupt handler takes needs spin_lock_irqsave)", l.k.mem.NameOf(l.Word()), uint64(l.Word()), ahead)}}})
 	}
 	if l.fair {
 		l.queued[cpu.ID] = l.k.context(p)

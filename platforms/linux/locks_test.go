@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"synclab/platforms/generic"
 	"synclab/platforms/linux"
 	"synclab/sim"
 )
@@ -432,6 +433,44 @@ func TestHandlerQueuedBehindItsTaskDeadlocks(t *testing.T) {
 				t.Errorf("error %v; want a deadlock of cpu0's handler queued behind task", err)
 			case !fair && err != nil:
 				t.Errorf("error %v; want none (an unfair lock lets the handler in first)", err)
+			}
+		})
+	}
+}
+
+// Two threads taking two spinlocks in opposite order never get the second;
+// what the engine reports them waiting on (a deadlock's or a runaway's
+// waiters) names the lock by flavour and order, spinning (cpu_relax) or
+// in WFE watching the lock's line. The tick keeps the run going, so it ends
+// at the time limit.
+func TestCrossedSpinlocksNamed(t *testing.T) {
+	for _, tc := range []struct {
+		mode linux.Mode
+		want [2]string
+	}{
+		{linux.Relax, [2]string{"thread0 (core 0) waits on spin on qspinlock #2 (0x", "thread1 (core 1) waits on spin on qspinlock #1 (0x"}},
+		{linux.WFE, [2]string{"of qspinlock #2)", "of qspinlock #1)"}},
+	} {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			r := newRig(t, 2, 1, func(s *generic.SoC, _ *linux.Config) { s.EventStream = 0 })
+			r.e.Until = sim.Millisecond
+			a, b := r.lock(t, linux.QSpinlock, tc.mode), r.lock(t, linux.QSpinlock, tc.mode)
+			for i, order := range [][2]linux.Spinlock{{a, b}, {b, a}} {
+				r.e.Spawn(r.cores[i], fmt.Sprint("thread", i), func(p *sim.Proc) {
+					f := linux.SpinLockIRQSave(p, order[0])
+					p.Delay(5 * sim.Microsecond)
+					linux.SpinUnlockIRQRestore(p, order[1], linux.SpinLockIRQSave(p, order[1]))
+					linux.SpinUnlockIRQRestore(p, order[0], f)
+				})
+			}
+			if err := r.e.Run(context.Background()); err != nil || r.e.StopReason() != "time limit" {
+				t.Fatalf("error %v, stop %q; want the time limit", err, r.e.StopReason())
+			}
+			report := r.e.Waiters().String()
+			for _, want := range tc.want {
+				if !strings.Contains(report, want) {
+					t.Errorf("waiters %q do not say %q", report, want)
+				}
 			}
 		})
 	}
