@@ -214,6 +214,9 @@ func (p *Proc) Core() *Core { return p.core }
 // Now returns the current simulated time.
 func (p *Proc) Now() Time { return p.e.now }
 
+// Current reports whether p is the process running now (Engine.Running).
+func (p *Proc) Current() bool { return p.e.running == p }
+
 // SetWaiting records what p waits on, for deadlock and runaway reports;
 // timed says the wait has a timeout (so it is no deadlock). An OS model calls
 // it before blocking a task and with "" after.

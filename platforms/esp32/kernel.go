@@ -191,8 +191,10 @@ func (k *Kernel) RunTimeIdleShare(c int) float64 {
 // (a.SemaphoreTake inside B's) would act for a task that is not running, and
 // one used outside Engine.Run has no core; both are refused by name.
 func coreID(p *sim.Proc) int {
-	if t, ok := p.Data.(*TCB); ok && t.k.E.Running() != p {
-		t.k.refuseForeign(t)
+	if !p.Current() { // cheap: this runs on every kernel path
+		if t, ok := p.Data.(*TCB); ok {
+			t.k.refuseForeign(t)
+		}
 	}
 	return p.Core().ID
 }
