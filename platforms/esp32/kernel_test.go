@@ -343,6 +343,18 @@ func TestDeadlockReported(t *testing.T) {
 		tcb.Delay(1)
 		tcb.SemaphoreTake(a, PortMaxDelay)
 	})
+	msg := runDeadlock(t, e, k).Error()
+	for _, s := range []string{"t1", "t2", `take mutex "A"`, `take mutex "B"`} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("deadlock report %q does not mention %s", msg, s)
+		}
+	}
+}
+
+// runDeadlock starts k's scheduler, runs e and returns the deadlock the run
+// must end in.
+func runDeadlock(t *testing.T, e *sim.Engine, k *Kernel) *sim.DeadlockError {
+	t.Helper()
 	if err := k.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -352,12 +364,7 @@ func TestDeadlockReported(t *testing.T) {
 	if !errors.As(err, &dl) {
 		t.Fatalf("err = %v, want a *sim.DeadlockError", err)
 	}
-	msg := dl.Error()
-	for _, s := range []string{"t1", "t2", `take mutex "A"`, `take mutex "B"`} {
-		if !strings.Contains(msg, s) {
-			t.Errorf("deadlock report %q does not mention %s", msg, s)
-		}
-	}
+	return dl
 }
 
 // Two tasks entering two portMUXes in opposite order deadlock; the report
@@ -375,21 +382,13 @@ func TestCrossedPortMuxesNamed(t *testing.T) {
 			tcb.ExitCritical(order[0])
 		})
 	}
-	if err := k.Start(); err != nil {
-		t.Fatal(err)
-	}
-	err := e.Run(context.Background())
-	e.Close()
-	var dl *sim.DeadlockError
-	if !errors.As(err, &dl) {
-		t.Fatalf("err = %v, want a *sim.DeadlockError", err)
-	}
+	msg := runDeadlock(t, e, k).Error()
 	for _, want := range []string{
 		fmt.Sprintf("t0 (core 0) waits on spin on muxB (%#x, ", uint64(b.Addr)),
 		fmt.Sprintf("t1 (core 1) waits on spin on muxA (%#x, ", uint64(a.Addr)),
 	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("deadlock report %q does not say %q", err, want)
+		if !strings.Contains(msg, want) {
+			t.Errorf("deadlock report %q does not say %q", msg, want)
 		}
 	}
 }
