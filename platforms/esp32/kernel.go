@@ -158,6 +158,10 @@ func (k *Kernel) isr(p *sim.Proc, c int, irq sim.IRQ) {
 			k.OnPeripheral(p)
 			k.flush(p) // the handler's cycles run before its return, as the other handlers' do
 		}
+	default:
+		// A device on a line nobody handles would fire for ever unnoticed.
+		p.Fail(fmt.Errorf("esp32: interrupt %d on core %d has no handler in the model: it handles %d (the tick), %d (the crosscore yield) and %d (a peripheral: Kernel.OnPeripheral)",
+			irq, c, IRQTick, IRQCrosscore, IRQPeripheral))
 	}
 }
 

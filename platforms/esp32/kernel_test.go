@@ -351,6 +351,25 @@ func TestDeadlockReported(t *testing.T) {
 	}
 }
 
+// A device on an interrupt line the model dispatches nothing for ends the
+// run naming the line and those it handles; it fired and was dropped
+// without a word.
+func TestUnhandledInterruptLineRefused(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	mustTask(t, k, "t", 5, 0, func(tcb *TCB) { tcb.Delay(5) })
+	if _, err := k.SoC.Cores[0].NewDevice("mine", 14, sim.Millisecond, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Start(); err != nil {
+		t.Fatal(err)
+	}
+	err := e.Run(context.Background())
+	e.Close()
+	if err == nil || !strings.Contains(err.Error(), "interrupt 14 on core 0 has no handler in the model: it handles 6 (the tick), 10 (the crosscore yield) and 13") {
+		t.Fatalf("err = %v, want the unhandled line named", err)
+	}
+}
+
 // runDeadlock starts k's scheduler, runs e and returns the deadlock the run
 // must end in.
 func runDeadlock(t *testing.T, e *sim.Engine, k *Kernel) *sim.DeadlockError {
