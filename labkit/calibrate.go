@@ -190,9 +190,9 @@ func newCalib(ctx context.Context, ms []Measurement, find func(string) (platform
 		if err != nil {
 			return nil, err
 		}
-		metric, ok := full.Metric(m.Metric)
-		if !ok {
-			return nil, fmt.Errorf("calibrate: row %d: experiment %s has no metric %q", i+1, m.Experiment, m.Metric)
+		metric, err := metricOf(full, m.Metric)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)
 		}
 		if lo, hi := metric.Range(); m.Value < lo || m.Value > hi {
 			return nil, fmt.Errorf("calibrate: row %d: %s = %g %s is outside the metric's physical range [%g, %g]", i+1, m.Metric, m.Value, metric.Unit, lo, hi)

@@ -130,6 +130,12 @@ func NewEngine(seed uint64) *Engine {
 	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true, horizon: never}
 }
 
+// change counts a change to the simulated state (see Engine.changes).
+func (e *Engine) change() {
+	e.changes++
+	e.changedAt = e.now
+}
+
 // Running returns the process whose function runs now, nil outside Run
 // (and while an event runs): an OS model uses it to refuse a task's handle
 // used from another task's function or from outside the simulation.

@@ -238,8 +238,7 @@ func (m *Memory) Peek(a Addr) uint64 {
 func (m *Memory) Poke(a Addr, v uint64) {
 	r, w, _ := m.find(a)
 	r.words[w] = v
-	m.e.changes++ // a model's write (a device's, an OS's bookkeeping)
-	m.e.changedAt = m.e.now
+	m.e.change() // a model's write (a device's, an OS's bookkeeping)
 }
 
 // distance returns the transfer latency from the nearest holder in mask to

@@ -127,8 +127,7 @@ func (p *Proc) resumed() {
 // changed counts a change p made, for the livelock watch (Engine.changes).
 func (p *Proc) changed() {
 	if !p.daemon || p.inIRQ > 0 {
-		p.e.changes++
-		p.e.changedAt = p.e.now
+		p.e.change()
 	}
 }
 
