@@ -17,7 +17,7 @@ import (
 	"synclab/sim"
 )
 
-func sweptFixture(t *testing.T) platforms.Experiment {
+func sweptFixture(t testing.TB) platforms.Experiment {
 	t.Helper()
 	e, err := fixture().WithSweep("work", 50, 100, 200)
 	if err != nil {

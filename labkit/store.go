@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -42,6 +43,36 @@ func unmarshal(ctx context.Context, b []byte, v any) error {
 		return err
 	}
 	return msgpack.NewDecoder(ctxReader{ctx, bytes.NewReader(b)}).Decode(v)
+}
+
+func init() {
+	// A result's samples are long []float64s. The generic decoder looks
+	// each element's decoder up and grows the slice by reflection: that
+	// was most of loading a result that holds samples (a notebook cell
+	// loads its results in every cell that uses them).
+	msgpack.Register([]float64(nil), nil, decodeFloats)
+}
+
+// decodeFloats decodes a []float64 as msgpack's generic decoder does (nil
+// stays nil, an empty array is an empty slice), in one allocation:
+// checkLengths has checked the array's length against the data.
+func decodeFloats(d *msgpack.Decoder, v reflect.Value) error {
+	n, err := d.DecodeArrayLen()
+	if err != nil {
+		return err
+	}
+	if n == -1 {
+		v.SetZero()
+		return nil
+	}
+	s := make([]float64, n)
+	for i := range s {
+		if s[i], err = d.DecodeFloat64(); err != nil {
+			return err
+		}
+	}
+	v.Set(reflect.ValueOf(s))
+	return nil
 }
 
 // ctxReader reads from r until ctx is cancelled.
@@ -214,11 +245,16 @@ func load(ctx context.Context, path string) (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(ctxReader{ctx, f})
-	if err != nil {
+	// One allocation of the file's size: io.ReadAll grows from 512 bytes,
+	// clearing each new buffer, which took 40% of loading a 7 MB result.
+	var buf bytes.Buffer
+	if st, err := f.Stat(); err == nil {
+		buf.Grow(int(st.Size()) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(ctxReader{ctx, f}); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r, err := decode(ctx, b)
+	r, err := decode(ctx, buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

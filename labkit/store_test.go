@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -311,4 +312,65 @@ func flipFloat(b []byte, ms map[string]float64) bool {
 		}
 	}
 	return false
+}
+
+// The []float64 decoder registered for results (decodeFloats) keeps what
+// msgpack's generic one gives: nil stays nil, empty stays empty, every bit
+// of every value round-trips (NaN payloads, -0, infinities).
+func TestDecodeFloatsRoundTrip(t *testing.T) {
+	type samples struct{ S map[string][]float64 }
+	in := samples{map[string][]float64{
+		"nil": nil, "empty": {},
+		"values": {0, math.Copysign(0, -1), 1.5, -3e300, math.Inf(1), math.Inf(-1), math.NaN(), math.Float64frombits(0x7ff8000000000abc), 5e-324},
+	}}
+	b, err := msgpack.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out samples
+	if err := unmarshal(context.Background(), b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.S["nil"] != nil || out.S["empty"] == nil || len(out.S["empty"]) != 0 {
+		t.Errorf("nil and empty: got %#v and %#v, want nil and an empty slice", out.S["nil"], out.S["empty"])
+	}
+	got, want := out.S["values"], in.S["values"]
+	if len(got) != len(want) {
+		t.Fatalf("values: %d decoded, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Errorf("value %d: bits %#x, want %#x", i, math.Float64bits(got[i]), math.Float64bits(want[i]))
+		}
+	}
+}
+
+// BenchmarkLoad loads a result whose runs hold 65,536 samples each, as
+// notebook 01's main run does (12 such runs, 7 MB), and as every notebook
+// cell that uses a result loads it.
+func BenchmarkLoad(b *testing.B) {
+	ctx := context.Background()
+	res, err := Execute(ctx, withRun(sweptFixture(b), fixtureRun), RunOptions{Progress: NoProgress})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range res.Runs {
+		s := make([]float64, 1<<16)
+		for j := range s {
+			s[j] = rng.ExpFloat64()
+		}
+		res.Runs[i].Samples = map[string][]float64{"latency": s}
+	}
+	path := filepath.Join(b.TempDir(), "r.msgpack")
+	if err := Save(path, res); err != nil {
+		b.Fatal(err)
+	}
+	info, _ := os.Stat(path)
+	b.SetBytes(info.Size())
+	for b.Loop() {
+		if _, err := Load(path); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
