@@ -176,32 +176,37 @@ func (m *Memory) find(a Addr) (*region, int, int) {
 		panic(&AddrError{a, "not aligned to an 8-byte word"})
 	}
 	for ri, r := range m.regions {
-		if a >= r.Base && a < r.Base+Addr(r.Size) {
-			off := uint64(a - r.Base)
-			w, li := int(off>>3), int(off>>m.lineBits)
-			if m.e.ff != nil {
+		if off := uint64(a - r.Base); off < r.Size { // unsigned: below Base wraps past Size
+			w, li := uint(off>>3), uint(off>>m.lineBits)
+			if m.e.ff != nil && !r.seen(w, li) {
 				m.note(ri, r, w, li)
 			}
-			return r, w, li
+			return r, int(w), int(li)
 		}
 	}
 	panic(&AddrError{a, "in no memory region"})
 }
 
+// seen reports whether fast-forward records word w and line li of r
+// already (the common case, kept inline).
+func (r *region) seen(w, li uint) bool {
+	return r.seenW != nil && r.seenW[w/64]&(1<<(w%64)) != 0 && r.seenL[li/64]&(1<<(li%64)) != 0
+}
+
 // note adds word w and line li of region r to the state fast-forward
 // records, the first time they are used.
-func (m *Memory) note(ri int, r *region, w, li int) {
+func (m *Memory) note(ri int, r *region, w, li uint) {
 	if r.seenW == nil {
 		r.seenW = make([]uint64, (len(r.words)+63)/64)
 		r.seenL = make([]uint64, (len(r.lines)+63)/64)
 	}
 	if r.seenW[w/64]&(1<<(w%64)) == 0 {
 		r.seenW[w/64] |= 1 << (w % 64)
-		m.touched = append(m.touched, touch{ri, true, w})
+		m.touched = append(m.touched, touch{ri, true, int(w)})
 	}
 	if r.seenL[li/64]&(1<<(li%64)) == 0 {
 		r.seenL[li/64] |= 1 << (li % 64)
-		m.touched = append(m.touched, touch{ri, false, li})
+		m.touched = append(m.touched, touch{ri, false, int(li)})
 	}
 }
 
