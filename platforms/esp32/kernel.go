@@ -195,19 +195,22 @@ func (k *Kernel) RunTimeIdleShare(c int) float64 {
 // (a.SemaphoreTake inside B's) would act for a task that is not running, and
 // one used outside Engine.Run has no core; both are refused by name.
 func coreID(p *sim.Proc) int {
-	if !p.Current() { // cheap: this runs on every kernel path
-		if t, ok := p.Data.(*TCB); ok {
-			t.k.refuseForeign(t)
-		}
+	if !p.Current() { // cheap, and inlined: this runs on every kernel path
+		refuseForeign(p)
 	}
 	return p.Core().ID
 }
 
-// refuseForeign ends the run of the task that used t's handle, naming both;
-// outside the simulation there is no run to end, and it panics (a
-// programming error, as the SoC's allocator treats one).
-func (k *Kernel) refuseForeign(t *TCB) {
-	r := k.E.Running()
+// refuseForeign ends the run of the task that used the handle of p's task
+// (p not running), naming both; outside the simulation there is no run to
+// end, and it panics (a programming error, as the SoC's allocator treats
+// one).
+func refuseForeign(p *sim.Proc) {
+	t, ok := p.Data.(*TCB)
+	if !ok {
+		return
+	}
+	r := t.k.E.Running()
 	if r == nil {
 		panic(fmt.Sprintf("esp32: task %s's TCB used outside the simulation: call its methods from the task's own function, while Engine.Run runs", t.Name))
 	}
