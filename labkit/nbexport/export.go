@@ -174,6 +174,9 @@ func Export(ctx context.Context, notebooks []string, opts Options) error {
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return err
 	}
+	if err := warmBuildCache(ctx, tools); err != nil {
+		return err
+	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
