@@ -5,10 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,9 +191,7 @@ func Export(ctx context.Context, notebooks []string, opts Options) error {
 			opts.Progress(ev)
 		}
 	}
-	times := tools.readTimes()
-	took := map[string]float64{}
-	err = pool.Run(ctx, jobs, len(notebooks), longestFirst(notebooks, times), func(ctx context.Context, i int) error {
+	return pool.Run(ctx, jobs, len(notebooks), longestFirst(notebooks), func(ctx context.Context, i int) error {
 		nb := notebooks[i]
 		start := time.Now()
 		progress(Event{Notebook: nb, Index: i, Total: len(notebooks)})
@@ -204,36 +200,21 @@ func Export(ctx context.Context, notebooks []string, opts Options) error {
 		if err != nil {
 			return err
 		}
-		elapsed := time.Since(start)
-		mu.Lock()
-		took[timesKey(nb)] = elapsed.Seconds()
-		mu.Unlock()
-		progress(Event{Notebook: nb, Index: i, Total: len(notebooks), Files: files, Elapsed: elapsed})
+		progress(Event{Notebook: nb, Index: i, Total: len(notebooks), Files: files, Elapsed: time.Since(start)})
 		return nil
 	})
-	tools.writeTimes(times, took)
-	return err
 }
 
-// longestFirst orders notebooks for Export to start, the longest first, so
-// that a long one does not start last and run alone: by the time each took
-// when last exported (times, by timesKey), or, unless every notebook has
-// one, by their code cells (each cell is at least a compile and a link; a
-// notebook heavy on simulation may have few). Ties keep the order given.
-func longestFirst(notebooks []string, times map[string]float64) []int {
-	cost := make([]float64, len(notebooks))
-	timed := true
+// longestFirst orders notebooks for Export to start: those with the most
+// code cells first (each cell is at least a compile and a link), so that
+// a long one does not start last and run alone.
+func longestFirst(notebooks []string) []int {
+	cost := make([]int, len(notebooks))
 	for i, path := range notebooks {
-		cost[i], timed = times[timesKey(path)], timed && times[timesKey(path)] > 0
-	}
-	if !timed {
-		for i, path := range notebooks {
-			cost[i] = 0
-			if nb, err := readNotebook(path); err == nil { // Validate has read it
-				for _, c := range nb.Cells {
-					if c.Type() == "code" {
-						cost[i]++
-					}
+		if nb, err := readNotebook(path); err == nil { // Validate has read it
+			for _, c := range nb.Cells {
+				if c.Type() == "code" {
+					cost[i]++
 				}
 			}
 		}
@@ -242,47 +223,8 @@ func longestFirst(notebooks []string, times map[string]float64) []int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cost[b], cost[a]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cost[b] - cost[a] })
 	return order
-}
-
-// timesFile is where Export keeps how long each notebook took to export
-// (seconds, by timesKey), for longestFirst: a hint, so an unreadable or
-// unwritable file changes only the order.
-func (t Tools) timesFile() string { return filepath.Join(t.Dir(), "report-seconds.json") }
-
-// timesKey names a notebook in the times file: its absolute path.
-func timesKey(notebook string) string {
-	if abs, err := filepath.Abs(notebook); err == nil {
-		return abs
-	}
-	return notebook
-}
-
-// readTimes returns the times file's entries (none if it cannot be read).
-func (t Tools) readTimes() map[string]float64 {
-	times := map[string]float64{}
-	if b, err := os.ReadFile(t.timesFile()); err == nil {
-		_ = json.Unmarshal(b, &times) // a damaged hint is no hint
-	}
-	return times
-}
-
-// writeTimes records the notebooks that took (exported now) over times
-// (read before), dropping notebooks that no longer exist (a test's), atomically;
-// failures are ignored (see timesFile).
-func (t Tools) writeTimes(times, took map[string]float64) {
-	if len(took) == 0 {
-		return
-	}
-	maps.DeleteFunc(times, func(path string, _ float64) bool {
-		_, err := os.Stat(path)
-		return err != nil
-	})
-	maps.Copy(times, took)
-	if b, err := json.MarshalIndent(times, "", "  "); err == nil {
-		_ = atomicfile.Write(context.Background(), t.timesFile(), append(b, '\n'), 0o644)
-	}
 }
 
 // startAttempts is how many times an export starts a notebook's kernel when it dies while

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -747,45 +746,8 @@ func TestLongestFirst(t *testing.T) {
 	three := writeTestNotebook(t, dir, "three.ipynb", code("1"), markdown("# x"), code("2"), code("3"))
 	two := writeTestNotebook(t, dir, "two.ipynb", code("1"), code("2"))
 	alsoTwo := writeTestNotebook(t, dir, "also-two.ipynb", code("1"), code("2"))
-	nbs := []string{one, two, three, alsoTwo}
-	if got, want := longestFirst(nbs, nil), []int{2, 1, 3, 0}; !slices.Equal(got, want) {
+	if got, want := longestFirst([]string{one, two, three, alsoTwo}), []int{2, 1, 3, 0}; !slices.Equal(got, want) {
 		t.Errorf("order %v, want %v (most code cells first, ties in the order given)", got, want)
-	}
-	// Times from the last export order them once every notebook has one.
-	times := map[string]float64{timesKey(one): 40, timesKey(two): 5, timesKey(three): 12, timesKey(alsoTwo): 12}
-	if got, want := longestFirst(nbs, times), []int{0, 2, 3, 1}; !slices.Equal(got, want) {
-		t.Errorf("with times: order %v, want %v (longest first, ties in the order given)", got, want)
-	}
-	delete(times, timesKey(two))
-	if got, want := longestFirst(nbs, times), []int{2, 1, 3, 0}; !slices.Equal(got, want) {
-		t.Errorf("a notebook without a time: order %v, want %v (by code cells)", got, want)
-	}
-}
-
-// An export records how long each notebook took, by its absolute path, keeping the times of
-// notebooks it did not export while they exist; a damaged file reads as no times.
-func TestReportTimes(t *testing.T) {
-	tools := Tools{Root: t.TempDir()}
-	if len(tools.readTimes()) != 0 {
-		t.Fatal("times without a file")
-	}
-	dir := t.TempDir()
-	a := writeTestNotebook(t, dir, "a.ipynb", code("1"))
-	b := writeTestNotebook(t, dir, "b.ipynb", code("1"))
-	gone := writeTestNotebook(t, dir, "gone.ipynb", code("1"))
-	tools.writeTimes(tools.readTimes(), map[string]float64{timesKey(a): 3, timesKey(b): 4, timesKey(gone): 5})
-	if err := os.Remove(gone); err != nil {
-		t.Fatal(err)
-	}
-	tools.writeTimes(tools.readTimes(), map[string]float64{timesKey(a): 7})
-	if got, want := tools.readTimes(), map[string]float64{timesKey(a): 7, timesKey(b): 4}; !maps.Equal(got, want) {
-		t.Errorf("times %v, want %v", got, want)
-	}
-	if err := os.WriteFile(tools.timesFile(), []byte("{not json"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := tools.readTimes(); len(got) != 0 {
-		t.Errorf("a damaged file: times %v, want none", got)
 	}
 }
 
