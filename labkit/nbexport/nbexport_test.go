@@ -180,6 +180,20 @@ func TestNeedsMath(t *testing.T) {
 	}
 }
 
+// writeTree writes files (path relative to root: content) under root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, s := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // fakeTools makes a .tools tree with small stand-ins for the assets.
 func fakeTools(t *testing.T) Tools {
 	t.Helper()
@@ -190,15 +204,7 @@ func fakeTools(t *testing.T) Tools {
 		".tools/jupyter/kernels/gonb/kernel.json": "{}",
 		".tools/echarts/echarts.min.js":           "x",
 	}
-	for p, s := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	return Tools{Root: root}
 }
 

@@ -21,15 +21,7 @@ func warmFixture(t *testing.T, goWork bool, env map[string]string) Tools {
 		"labkit/catalog/ok.go":     "//go:build warmtag\n\npackage catalog\n",
 		"labkit/catalog/broken.go": "//go:build !warmtag\n\npackage catalog\n\nvar x int = \"not an int\"\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	tools := Tools{Root: root}
 	argv := []string{"gonb", "--kernel", "{connection_file}"}
 	if goWork {
