@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"cmp"
+	"context"
+	"fmt"
 	"time"
 )
 
@@ -35,4 +38,63 @@ func BenchEngine(n int) float64 {
 	for left > 0 && e.Step() {
 	}
 	return float64(n) / time.Since(start).Seconds()
+}
+
+// LockBench is what BenchLock measured.
+type LockBench struct {
+	Sections  int    // critical sections run
+	Events    uint64 // events dispatched
+	Simulated Time   // simulated time at the end
+}
+
+// BenchLock runs the workload of lab bench's peer simulators (bench/peers)
+// at the engine's level, with no kernel: two cores at 240 MHz, each taking a
+// test-and-test-and-set spinlock n times around a 10-cycle critical
+// section. The peers model no caches, atomics, interrupts or kernel; this
+// keeps what the engine itself models (the lock word on one uncached
+// memory port, an access a cycle, the compare-and-swap, the spin's polls),
+// so that lab bench can time the engine against them like for like, beside
+// the ESP32 model's run with its whole kernel. A breach of mutual exclusion
+// is an error.
+func BenchLock(n int) (LockBench, error) {
+	const hz, lock = 240_000_000, Addr(0x1000)
+	e := NewEngine(1)
+	defer e.Close()
+	for range 2 {
+		if _, err := e.AddCore(CoreConfig{Name: "cpu", Hz: hz, WakeCycles: 1, HitCycles: 1}); err != nil {
+			return LockBench{}, err
+		}
+	}
+	m, err := e.NewMemory(Coherence{LineSize: 8})
+	if err != nil {
+		return LockBench{}, err
+	}
+	cycle := Clock{hz}.Cycles(1)
+	if err := m.AddRegion(Region{Name: "sram", Base: lock, Size: 4096, Uncached: true, Latency: cycle, Occupancy: cycle}); err != nil {
+		return LockBench{}, err
+	}
+	var sections, inside int
+	var breach error
+	for _, c := range e.Cores() {
+		me := uint64(c.ID + 1)
+		e.Spawn(c, "worker", func(p *Proc) {
+			for range n {
+				for {
+					p.SpinUntil(lock, 4, func(v uint64) bool { return v == 0 })
+					if _, ok := p.CAS(lock, 0, me); ok {
+						break
+					}
+				}
+				if inside++; inside > 1 && breach == nil {
+					breach = fmt.Errorf("bench lock: both cores inside the critical section at %v", p.Now())
+				}
+				p.Compute(10)
+				inside--
+				sections++
+				p.Store(lock, 0)
+			}
+		})
+	}
+	err = e.Run(context.Background())
+	return LockBench{Sections: sections, Events: e.Events(), Simulated: e.Now()}, cmp.Or(err, breach)
 }

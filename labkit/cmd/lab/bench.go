@@ -45,7 +45,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("bench", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	peer := fs.Bool("peer", true, "also time the peer simulators in bench/peers (SimGrid, SimPy; scripts/setup.sh --peers installs them)")
-	peerTrials := fs.Int("peer-trials", 3, "rounds of the peer comparison, each timing the ESP32 mutex run (fast-forwarded and detailed) and every peer in turn; the best of each counts")
+	peerTrials := fs.Int("peer-trials", 3, "rounds of the peer comparison, each timing the ESP32 mutex run (fast-forwarded and detailed), the peers' workload on the bare engine (sim_lock_2m_wall_s) and every peer in turn; the best of each counts")
 	events := fs.Int("events", 2_000_000, "events for the engine benchmark")
 	detailed := fs.Bool("detailed", true, "also time the ESP32 mutex run without fast-forward (about 7 s)")
 	scaling := fs.Bool("scaling", true, "also time child runs at growing iterations and cores, for the slopes (about 10 s)")
@@ -194,8 +194,9 @@ func (fig benchFigures) table() labkit.Table {
 	for _, sc := range scalings {
 		keys = append(keys, sc.keys()...)
 	}
-	keys = append(keys, "peer_trials", "simgrid_wall_s", "simgrid_over_synclab_esp32", "simgrid_over_synclab_esp32_detailed",
-		"simpy_wall_s", "simpy_over_synclab_esp32", "simpy_over_synclab_esp32_detailed", "notebooks_cold", "notebooks_cold_wall_s", "notebooks_cold_cpu_s")
+	keys = append(keys, "peer_trials", "sim_lock_2m_wall_s", "simgrid_wall_s", "simgrid_over_synclab_esp32", "simgrid_over_synclab_esp32_detailed",
+		"simgrid_over_synclab_sim_lock", "simpy_wall_s", "simpy_over_synclab_esp32", "simpy_over_synclab_esp32_detailed",
+		"simpy_over_synclab_sim_lock", "notebooks_cold", "notebooks_cold_wall_s", "notebooks_cold_cpu_s")
 	keys = append(keys, fig.notebookKeys()...)
 	if _, ok := fig["against_revision"]; ok {
 		keys = append(keys, "against_revision")
@@ -546,11 +547,12 @@ var peers = []peer{
 // runPeers installs the peers (scripts/setup.sh --peers, which apt-gets
 // their Debian packages as root; its log goes to log so nothing is
 // installed unseen), then in each of trials rounds times SyncLab's ESP32
-// mutex run (fast-forwarded, and detailed when detailed is set) and each
-// peer's process at peerSections per core, in turn: a slow spell of a
-// shared host then falls on both sides alike, and the best time of each
-// counts. It records NAME_wall_s and, beside SyncLab's best time for the
-// same count, NAME_over_synclab_esp32 (and _detailed).
+// mutex run (fast-forwarded, and detailed when detailed is set), the
+// peers' own workload on the bare engine (sim.BenchLock) and each peer's
+// process at peerSections per core, in turn: a slow spell of a shared host
+// then falls on both sides alike, and the best time of each counts. It
+// records NAME_wall_s and, beside SyncLab's best times for the same count,
+// NAME_over_synclab_esp32 (and _detailed) and NAME_over_synclab_sim_lock.
 func runPeers(ctx context.Context, fig benchFigures, note func(string, ...any), log io.Writer, trials int, detailed bool) {
 	fail := func(format string, a ...any) {
 		for _, p := range peers {
@@ -581,6 +583,13 @@ func runPeers(ctx context.Context, fig benchFigures, note func(string, ...any), 
 	if detailed {
 		timings = append(timings, mutex("esp32_mutex_2m_detailed_wall_s", labkit.RunOptions{Detailed: true}))
 	}
+	// The peers' own workload at the engine's level, without the ESP32's
+	// kernel: the like-for-like comparison.
+	timings = append(timings, timing{"sim_lock_2m_wall_s", func() (float64, error) {
+		start := time.Now()
+		_, err := sim.BenchLock(peerSections)
+		return time.Since(start).Seconds(), err
+	}})
 	for _, p := range peers {
 		path := filepath.Join(root, p.path)
 		timings = append(timings, timing{p.name + "_wall_s", func() (float64, error) { return timePeer(ctx, path) }})
@@ -600,17 +609,20 @@ func runPeers(ctx context.Context, fig benchFigures, note func(string, ...any), 
 	if wall, ok := best["esp32_mutex_2m_detailed_wall_s"]; ok {
 		fig.setDetailedWall(wall)
 	}
+	if wall, ok := best["sim_lock_2m_wall_s"]; ok {
+		fig["sim_lock_2m_wall_s"] = wall
+	}
 	for _, p := range peers {
 		wall, ok := best[p.name+"_wall_s"]
 		if !ok {
 			continue
 		}
 		fig[p.name+"_wall_s"] = wall
-		if esp, ok := fig["esp32_mutex_2m_wall_s"].(float64); ok && esp > 0 {
-			fig[p.name+"_over_synclab_esp32"] = wall / esp
-		}
-		if esp, ok := fig["esp32_mutex_2m_detailed_wall_s"].(float64); ok && esp > 0 {
-			fig[p.name+"_over_synclab_esp32_detailed"] = wall / esp
+		for key, ratio := range map[string]string{"esp32_mutex_2m_wall_s": "_over_synclab_esp32",
+			"esp32_mutex_2m_detailed_wall_s": "_over_synclab_esp32_detailed", "sim_lock_2m_wall_s": "_over_synclab_sim_lock"} {
+			if own, ok := fig[key].(float64); ok && own > 0 {
+				fig[p.name+ratio] = wall / own
+			}
 		}
 	}
 }
