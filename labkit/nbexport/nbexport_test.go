@@ -727,12 +727,8 @@ func TestReportKernelRunsWithoutGopls(t *testing.T) {
 	if page := exportPage(t, nb, filepath.Join(dir, "out")); !strings.Contains(page, "gopls on PATH: false") {
 		t.Errorf("the report's kernel found gopls (or the cell printed nothing):\n%s", htmlToText(page))
 	}
-	raw, err := os.ReadFile(tools.kernelSpec())
+	spec, err := readKernelSpec(tools.kernelSpec())
 	if err != nil {
-		t.Fatal(err)
-	}
-	var spec struct{ Env map[string]string }
-	if err := json.Unmarshal(raw, &spec); err != nil {
 		t.Fatal(err)
 	}
 	found := false

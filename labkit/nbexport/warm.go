@@ -60,15 +60,15 @@ func (t Tools) reportKernelSpec() string {
 	return filepath.Join(t.Dir(), "jupyter-report", "kernels", kernelName, "kernel.json")
 }
 
-// kernelSpec is what warmBuildCache reads of a Jupyter kernel spec.
-type kernelSpec struct {
+// kernelJSON is what the export reads of a Jupyter kernel spec (kernel.json).
+type kernelJSON struct {
 	Argv []string          `json:"argv"`
 	Env  map[string]string `json:"env"`
 }
 
 // readKernelSpec reads the kernel spec at path.
-func readKernelSpec(path string) (kernelSpec, error) {
-	var k kernelSpec
+func readKernelSpec(path string) (kernelJSON, error) {
+	var k kernelJSON
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return k, err
@@ -80,7 +80,7 @@ func readKernelSpec(path string) (kernelSpec, error) {
 }
 
 // goWork returns the module GoNB's -go_work flag gives every notebook, "" if none.
-func (k kernelSpec) goWork() string {
+func (k kernelJSON) goWork() string {
 	for _, a := range k.Argv {
 		if v, ok := strings.CutPrefix(a, "-go_work="); ok {
 			return v

@@ -27,7 +27,7 @@ func warmFixture(t *testing.T, goWork bool, env map[string]string) Tools {
 	if goWork {
 		argv = append(argv, "-go_work="+root)
 	}
-	raw, err := json.Marshal(kernelSpec{Argv: argv, Env: env})
+	raw, err := json.Marshal(kernelJSON{Argv: argv, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
