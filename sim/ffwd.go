@@ -35,9 +35,10 @@ import (
 //     value that moves with the period, held across a wait, defeats the
 //     match.
 //   - A simulated time (Proc.Now) must not be held in a local across a wait;
-//     keep it in a component's state instead. Inside sim, waits that hold
-//     one (Compute, Sleep) mark the process, and a marked process that ran
-//     during the periods defeats the match.
+//     keep it in a component's state instead. Inside sim, Compute and Relax
+//     keep theirs in the process (busyFrame); waits that hold one in a local
+//     (Sleep, a CondWait's pause) mark the process, and a marked process
+//     that ran during the periods defeats the match.
 
 // Snapshotter is a model component (an OS kernel, its objects) whose state
 // fast-forwarding compares and advances.

@@ -404,3 +404,30 @@ func TestFastForwardNestedLoop(t *testing.T) {
 	}
 	t.Logf("%+v of %v", st, now)
 }
+
+// TestFastForwardMidCompute: at every loop head of one core the other is
+// in the middle of a Compute, interrupted at its start by an interrupt
+// whose handler computes too (a nested Compute). The work left of each is
+// state the process keeps, not a local, so the periods still match, and
+// the run ends in the detailed run's state.
+func TestFastForwardMidCompute(t *testing.T) {
+	body := func(e *sim.Engine, m *sim.Memory, p *sim.Proc) {
+		for i := range p.Loop(1900) {
+			p.Store(0x1000, uint64(i))
+			p.Core().Raise(2)        // taken as the Compute begins: 10 + 7 + 10 cycles
+			p.Compute(1000 - 5 - 27) // with the store, a period of 1000 cycles
+		}
+	}
+	slow, _ := ffPair(t, false, body)
+	fast, st := ffPair(t, true, body)
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("fast-forwarded run differs:\nfast %+v\nslow %+v", fast, slow)
+	}
+	if slow.Latency.Count() != 1900 {
+		t.Fatalf("%d interrupts taken, want one per iteration", slow.Latency.Count())
+	}
+	if st.Time < slow.Now/2 {
+		t.Fatalf("skipped %v of %v (%+v), want most of the run", st.Time, slow.Now, st)
+	}
+	t.Logf("%+v of %v", st, slow.Now)
+}

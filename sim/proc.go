@@ -37,6 +37,7 @@ type Proc struct {
 	resumes uint64
 	dirty   int
 	loops   []*loopState
+	busies  []busyFrame // open Compute and Relax waits, outermost first
 
 	// Data is free for OS models (a task control block).
 	Data any
@@ -321,6 +322,14 @@ func (p *Proc) Compute(n int64) { p.busy(n, false) }
 // polls of SpinUntil and CondWait do.
 func (p *Proc) Relax(n int64) { p.busy(n, true) }
 
+// busyFrame is an open Compute or Relax: its cycles left when it last
+// began to wait, and when that was. Kept in the process, not in locals, so
+// that fast-forward sees it (and moves start with the period): a process
+// in the middle of private work does not defeat a match.
+type busyFrame struct {
+	start, left Time
+}
+
 // busy runs n cycles executing, or spinning with spin.
 func (p *Proc) busy(n int64, spin bool) {
 	if n <= 0 {
@@ -334,20 +343,20 @@ func (p *Proc) busy(n int64, spin bool) {
 		return c.runState()
 	}
 	c.setState(state())
-	left := c.Cycles(n)
-	p.dirty++ // start is a time held across the wait
-	for left > 0 {
-		start := p.e.now
-		if p.waitUntil(start+left, waitTimed) == WakeTimer {
-			p.dirty--
-			return
+	i := len(p.busies)
+	p.busies = append(p.busies, busyFrame{left: c.Cycles(n)})
+	for p.busies[i].left > 0 {
+		f := &p.busies[i]
+		f.start = p.e.now
+		if p.waitUntil(f.start+f.left, waitTimed) == WakeTimer {
+			break
 		}
-		left -= p.e.now - start
-		p.takeInterrupts()
-		c = p.core // a handler may have switched tasks; we resume on the core we now run on
+		f.left -= p.e.now - f.start
+		p.takeInterrupts() // a handler's own Compute stacks its frame above this one
+		c = p.core         // a handler may have switched tasks; we resume on the core we now run on
 		c.setState(state())
 	}
-	p.dirty--
+	p.busies = p.busies[:i]
 }
 
 // Delay lets d pass with the core executing (a calibrated busy loop).
@@ -485,5 +494,10 @@ func (p *Proc) snapshot(s *Snapshot) {
 	s.Key(uint64(len(p.loops)))
 	for _, l := range p.loops {
 		l.snapshot(s)
+	}
+	s.Key(uint64(len(p.busies)))
+	for i := range p.busies {
+		s.Time(&p.busies[i].start)
+		s.Key(uint64(p.busies[i].left))
 	}
 }
