@@ -188,7 +188,21 @@ type ffwd struct {
 	d       []int64
 	entries []entry
 	stats   FastForwardStats
+	// pacer, when not nil, is the only process whose loop heads take
+	// states: the one whose head the last jump was made from, which
+	// passed a head in every period of it. The states at its heads repeat
+	// with the run's period as the states at every head do, found after
+	// the same two periods, but a run of n processes then takes about 1/n
+	// of the states. others counts the heads of the rest since its last;
+	// past ffPacerWait, the pacer is dropped (finished, or blocked for
+	// good) and every head takes states again.
+	pacer  *Proc
+	others int
 }
+
+// ffPacerWait is how many loop heads of other processes may pass without
+// one of the pacer's before every head takes states again.
+const ffPacerWait = ffMaxPeriod
 
 // EnableFastForward turns fast-forward on for this run, with the model
 // components whose state it must also compare (see Snapshotter). Enable it
@@ -286,6 +300,14 @@ func (c *countSrc) Uint64() uint64 { c.n++; return c.pcg.Uint64() }
 func (c *countSrc) snapshot(s *Snapshot) { s.Key(c.n) }
 
 func (f *ffwd) atLoopHead(e *Engine, p *Proc) {
+	if f.pacer != nil && p != f.pacer {
+		if f.others++; f.others > ffPacerWait {
+			f.pacer, f.n = nil, 0 // states taken at one process's heads only: start afresh
+		} else {
+			return
+		}
+	}
+	f.others = 0
 	if e.Trace != nil || p.dirty != 0 {
 		return // a time in a local: not a state to compare
 	}
@@ -302,7 +324,7 @@ func (f *ffwd) atLoopHead(e *Engine, p *Proc) {
 		a, b := &f.ring[(f.n-1-2*per)%ffRing], &f.ring[(f.n-1-per)%ffRing]
 		if k := f.match(e, a, b, s); k > 0 {
 			f.apply(e, b, s, k)
-			f.n = 0
+			f.n, f.pacer = 0, p
 			return
 		}
 	}

@@ -431,3 +431,96 @@ func TestFastForwardMidCompute(t *testing.T) {
 	}
 	t.Logf("%+v of %v", st, slow.Now)
 }
+
+// TestFastForwardPacer: after a jump only the loop heads of the process it
+// was made from take states, and when that process stops looping (it
+// finishes) every head takes them again. Four cores each store their
+// iteration count through one memory port and compute; a device
+// interrupts core 1 every 37 us, so the run goes on in detail after each
+// jump. Only worker 0 loops for the first 50 us, so the first jump is made
+// from its head; it finishes after 400 iterations, a tenth of the others'.
+// The run ends in the detailed run's state; while worker 0 lives, states
+// are taken at its heads alone, and the others' periods are still skipped
+// after it finished.
+func TestFastForwardPacer(t *testing.T) {
+	type state struct {
+		proc string
+		at   sim.Time
+	}
+	run := func(fast bool) (sim.Time, uint64, uint64, []state, sim.FastForwardStats) {
+		e := sim.NewEngine(1)
+		for range 4 {
+			if _, err := e.AddCore(sim.CoreConfig{Name: "c", Hz: 240_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 40, IRQExit: 30}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, err := e.NewMemory(sim.Coherence{LineSize: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AddRegion(sim.Region{Name: "sram", Base: 0x1000, Size: 64, Uncached: true, Latency: 25 * sim.Nanosecond, Occupancy: 10 * sim.Nanosecond}); err != nil {
+			t.Fatal(err)
+		}
+		cores := e.Cores()
+		cores[1].SetHandler(func(p *sim.Proc, irq sim.IRQ) { p.Compute(20) })
+		if _, err := cores[1].NewDevice("timer-group", 3, 37*sim.Microsecond, false); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cores {
+			n, start := 4000, 50*sim.Microsecond
+			if i == 0 {
+				n, start = 400, 0
+			}
+			word := sim.Addr(0x1000 + 8*i)
+			e.Spawn(c, fmt.Sprint("worker", i), func(p *sim.Proc) {
+				p.Delay(start)
+				for i := range p.Loop(n) {
+					p.Store(word, uint64(i+1)) // through the one port the others use
+					p.Compute(100)
+				}
+			})
+		}
+		var states []state
+		if fast {
+			e.EnableFastForward(snapshotFunc(func(*sim.Snapshot) { states = append(states, state{e.Running().Name, e.Now()}) }))
+		}
+		if err := e.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var count uint64
+		for i := range 4 {
+			count += m.Peek(sim.Addr(0x1000 + 8*i))
+		}
+		return e.Now(), e.Events(), count, states, e.FastForward()
+	}
+	now, events, count, _, _ := run(false)
+	fnow, fevents, fcount, states, st := run(true)
+	if fnow != now || fevents != events || fcount != count {
+		t.Fatalf("detailed: %v, %d events, count %d; fast-forwarded: %v, %d events, count %d", now, events, count, fnow, fevents, fcount)
+	}
+	// Worker 0's last head: the last state taken at its heads.
+	var end sim.Time
+	for _, s := range states {
+		if s.proc == "worker0" {
+			end = s.at
+		}
+	}
+	var others int
+	for _, s := range states {
+		if s.at > 50*sim.Microsecond && s.at < end && s.proc != "worker0" {
+			others++
+		}
+	}
+	if others > 0 {
+		t.Errorf("%d states taken at other heads while worker 0 paced the run", others)
+	}
+	if end <= 50*sim.Microsecond || st.Time < (now-end)/2 {
+		t.Errorf("worker 0's last state at %v; skipped %v of %v (%+v), want most of what followed", end, st.Time, now, st)
+	}
+	t.Logf("%+v of %v; worker 0 took its last state at %v", st, now, end)
+}
+
+// snapshotFunc is a Snapshotter that records nothing and calls f.
+type snapshotFunc func(*sim.Snapshot)
+
+func (f snapshotFunc) Snapshot(s *sim.Snapshot) { f(s) }
