@@ -10,6 +10,31 @@ import (
 	"synclab/sim"
 )
 
+// ffMachine builds an engine (seeded with seed) of n cores of cfg and a
+// memory of coh holding one region.
+func ffMachine(t *testing.T, seed uint64, n int, cfg sim.CoreConfig, coh sim.Coherence, r sim.Region) (*sim.Engine, *sim.Memory) {
+	t.Helper()
+	e := sim.NewEngine(seed)
+	for range n {
+		if _, err := e.AddCore(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := e.NewMemory(coh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddRegion(r); err != nil {
+		t.Fatal(err)
+	}
+	return e, m
+}
+
+// ffSRAM is 64 bytes of uncached SRAM at 0x1000 behind one port.
+func ffSRAM(latency, occupancy sim.Time) sim.Region {
+	return sim.Region{Name: "sram", Base: 0x1000, Size: 64, Uncached: true, Latency: latency, Occupancy: occupancy}
+}
+
 // ffOutcome is everything a run exposes that fast-forward must reproduce.
 type ffOutcome struct {
 	Now     sim.Time
@@ -29,28 +54,17 @@ type ffOutcome struct {
 // what the run exposes.
 func ffRun(t *testing.T, fast, uncached, wfe bool) (ffOutcome, sim.FastForwardStats) {
 	t.Helper()
-	e := sim.NewEngine(3)
-	for i := 0; i < 2; i++ {
-		if _, err := e.AddCore(sim.CoreConfig{Name: "c", Hz: 240_000_000, ExecMW: 100, SpinMW: 100, WFEMW: 10, WFIMW: 5,
-			IRQEntry: 40, IRQExit: 30, WakeCycles: 10, HitCycles: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := e.NewMemory(sim.Coherence{LineSize: 64, SameCluster: 40 * sim.Nanosecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.AddRegion(sim.Region{Name: "ram", Base: 0x1000, Size: 4096, Uncached: uncached,
-		Latency: 25 * sim.Nanosecond, Occupancy: 10 * sim.Nanosecond}); err != nil {
-		t.Fatal(err)
-	}
+	e, m := ffMachine(t, 3, 2, sim.CoreConfig{Name: "c", Hz: 240_000_000, ExecMW: 100, SpinMW: 100, WFEMW: 10, WFIMW: 5,
+		IRQEntry: 40, IRQExit: 30, WakeCycles: 10, HitCycles: 1},
+		sim.Coherence{LineSize: 64, SameCluster: 40 * sim.Nanosecond},
+		sim.Region{Name: "ram", Base: 0x1000, Size: 4096, Uncached: uncached, Latency: 25 * sim.Nanosecond, Occupancy: 10 * sim.Nanosecond})
 	const lock, counter = sim.Addr(0x1000), sim.Addr(0x1040)
 	cores := e.Cores()
 	for _, c := range cores {
 		c.SetHandler(func(p *sim.Proc, irq sim.IRQ) { p.Compute(120) })
 	}
-	var dev *sim.Device
-	if dev, err = cores[0].NewDevice("timer-group", 3, 37*sim.Microsecond, false); err != nil {
+	dev, err := cores[0].NewDevice("timer-group", 3, 37*sim.Microsecond, false)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cores[1].NewTimer(5).Periodic(100*sim.Microsecond, 61*sim.Microsecond); err != nil {
@@ -149,19 +163,8 @@ type ffLimitOutcome struct {
 // head reach several periods ahead.
 func ffDoorbell(t *testing.T, fast bool, n, bells int, ring sim.Time, limit func(*sim.Engine)) (ffLimitOutcome, sim.FastForwardStats) {
 	t.Helper()
-	e := sim.NewEngine(1)
-	for i := 0; i < 2; i++ {
-		if _, err := e.AddCore(sim.CoreConfig{Name: "lx6", Hz: 240_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 40, IRQExit: 30}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := e.NewMemory(sim.Coherence{LineSize: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.AddRegion(sim.Region{Name: "sram", Base: 0x1000, Size: 64, Uncached: true, Latency: 25 * sim.Nanosecond, Occupancy: 10 * sim.Nanosecond}); err != nil {
-		t.Fatal(err)
-	}
+	e, m := ffMachine(t, 1, 2, sim.CoreConfig{Name: "lx6", Hz: 240_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 40, IRQExit: 30},
+		sim.Coherence{LineSize: 8}, ffSRAM(25*sim.Nanosecond, 10*sim.Nanosecond))
 	const mailbox = sim.Addr(0x1000)
 	cores := e.Cores()
 	cores[1].SetHandler(func(p *sim.Proc, irq sim.IRQ) { p.Compute(20) })
@@ -249,19 +252,8 @@ func TestFastForwardHonoursLimits(t *testing.T) {
 // 1000-cycle Computes.
 func ffPair(t *testing.T, fast bool, body0 func(e *sim.Engine, m *sim.Memory, p *sim.Proc)) (ffPairOutcome, sim.FastForwardStats) {
 	t.Helper()
-	e := sim.NewEngine(1)
-	for i := 0; i < 2; i++ {
-		if _, err := e.AddCore(sim.CoreConfig{Name: "c", Hz: 1_000_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 10, IRQExit: 10}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := e.NewMemory(sim.Coherence{LineSize: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.AddRegion(sim.Region{Name: "sram", Base: 0x1000, Size: 64, Uncached: true, Latency: 5 * sim.Nanosecond, Occupancy: 2 * sim.Nanosecond}); err != nil {
-		t.Fatal(err)
-	}
+	e, m := ffMachine(t, 1, 2, sim.CoreConfig{Name: "c", Hz: 1_000_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 10, IRQExit: 10},
+		sim.Coherence{LineSize: 8}, ffSRAM(5*sim.Nanosecond, 2*sim.Nanosecond))
 	cores := e.Cores()
 	cores[0].SetHandler(func(p *sim.Proc, irq sim.IRQ) { p.Compute(7) })
 	e.Spawn(cores[0], "body", func(p *sim.Proc) { body0(e, m, p) })
@@ -345,19 +337,9 @@ func TestFastForwardRefusesWhatItCannotSee(t *testing.T) {
 // address) and ends in the detailed run's state.
 func TestFastForwardNestedLoop(t *testing.T) {
 	run := func(fast bool) (sim.Time, uint64, []sim.Time, sim.FastForwardStats) {
-		e := sim.NewEngine(1)
-		for range 2 {
-			if _, err := e.AddCore(sim.CoreConfig{Name: "c", Hz: 240_000_000, ExecMW: 100, SpinMW: 100, WFIMW: 5, HitCycles: 1}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		m, err := e.NewMemory(sim.Coherence{LineSize: 64, SameCluster: 40 * sim.Nanosecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.AddRegion(sim.Region{Name: "ram", Base: 0x1000, Size: 4096, Uncached: true, Latency: 25 * sim.Nanosecond}); err != nil {
-			t.Fatal(err)
-		}
+		e, _ := ffMachine(t, 1, 2, sim.CoreConfig{Name: "c", Hz: 240_000_000, ExecMW: 100, SpinMW: 100, WFIMW: 5, HitCycles: 1},
+			sim.Coherence{LineSize: 64, SameCluster: 40 * sim.Nanosecond},
+			sim.Region{Name: "ram", Base: 0x1000, Size: 4096, Uncached: true, Latency: 25 * sim.Nanosecond})
 		const lock = sim.Addr(0x1000)
 		for _, c := range e.Cores() {
 			id := uint64(c.ID + 1)
@@ -448,19 +430,8 @@ func TestFastForwardPacer(t *testing.T) {
 		at   sim.Time
 	}
 	run := func(fast bool) (sim.Time, uint64, uint64, []state, sim.FastForwardStats) {
-		e := sim.NewEngine(1)
-		for range 4 {
-			if _, err := e.AddCore(sim.CoreConfig{Name: "c", Hz: 240_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 40, IRQExit: 30}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		m, err := e.NewMemory(sim.Coherence{LineSize: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.AddRegion(sim.Region{Name: "sram", Base: 0x1000, Size: 64, Uncached: true, Latency: 25 * sim.Nanosecond, Occupancy: 10 * sim.Nanosecond}); err != nil {
-			t.Fatal(err)
-		}
+		e, m := ffMachine(t, 1, 4, sim.CoreConfig{Name: "c", Hz: 240_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 40, IRQExit: 30},
+			sim.Coherence{LineSize: 8}, ffSRAM(25*sim.Nanosecond, 10*sim.Nanosecond))
 		cores := e.Cores()
 		cores[1].SetHandler(func(p *sim.Proc, irq sim.IRQ) { p.Compute(20) })
 		if _, err := cores[1].NewDevice("timer-group", 3, 37*sim.Microsecond, false); err != nil {
