@@ -295,7 +295,10 @@ func (m *Memory) grant(c *Core, t, occ Time) Time {
 		o := m.e.cores[bits.TrailingZeros64(q)]
 		next := o.spinPhase
 		if s >= o.spinPhase {
-			w := o.spinPhase + (s-o.spinPhase)/o.spinPeriod*o.spinPeriod
+			w := o.spinPhase // the latest poll at or before s: usually this one, which spares a division
+			if d := s - o.spinPhase; d >= o.spinPeriod {
+				w += d / o.spinPeriod * o.spinPeriod
+			}
 			due := w
 			if w == o.spinDelayed {
 				due = o.spinDue
