@@ -2,6 +2,7 @@ package esp32
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -91,13 +92,21 @@ func brief(r CSResult) CSResult {
 	return r
 }
 
+// ffDraws and ffSeed widen TestFastForwardExactRandom after a change to
+// fast-forward or to what the kernel model records:
+// go test -run FastForwardExactRandom ./platforms/esp32/ -args -ffwd.draws=800 -ffwd.seed=77
+var (
+	ffDraws = flag.Int("ffwd.draws", 48, "TestFastForwardExactRandom: settings drawn")
+	ffSeed  = flag.Uint64("ffwd.seed", 5, "TestFastForwardExactRandom: seed of the draws")
+)
+
 // TestFastForwardExactRandom draws platform and workload settings at
 // random (every ASSUME cost within its plausible range, the workload's
 // knobs within theirs) and checks that fast-forward changes nothing. (A
 // wider run of it, 2,800 draws, found the bug TestInheritanceInTransit
 // keeps fixed.)
 func TestFastForwardExactRandom(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 11))
+	rng := rand.New(rand.NewPCG(*ffSeed, 11))
 	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
 	skipped := 0
 	defer func() {
@@ -105,7 +114,7 @@ func TestFastForwardExactRandom(t *testing.T) {
 			t.Error("no run skipped anything: the test would prove nothing")
 		}
 	}()
-	for i := range 48 {
+	for i := range *ffDraws {
 		vals := map[string]float64{
 			KeyIterations: pick(1500, 4000), KeyTickHz: pick(100, 1000), KeyCPUMHz: pick(160, 240),
 			KeyCSCycles: pick(0, 0, 40, 300, 2400), KeyLoopCycles: pick(0, 4, 40), KeyTasks: pick(2, 2, 3, 4, 8),
