@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"fmt"
 	"math/bits"
+	"strconv"
+	"strings"
 )
 
 // Time is simulated time in picoseconds. An int64 covers 106 days.
@@ -29,15 +30,26 @@ func (t Time) Millis() float64 { return float64(t) / float64(Millisecond) }
 // Nanos returns t in nanoseconds.
 func (t Time) Nanos() float64 { return float64(t) / float64(Nanosecond) }
 
+// String writes t in the largest unit it fills (s, ms, us or ns), to six
+// significant digits and never in exponent form: a run's limit of hours
+// reads 7200s, not 7.2e+06ms.
 func (t Time) String() string {
-	switch {
-	case t >= Millisecond || t <= -Millisecond:
-		return fmt.Sprintf("%.6gms", t.Millis())
-	case t >= Microsecond || t <= -Microsecond:
-		return fmt.Sprintf("%.6gus", t.Micros())
+	var v float64
+	var unit string
+	switch a := max(t, -t); {
+	case a >= Second:
+		v, unit = t.Seconds(), "s"
+	case a >= Millisecond:
+		v, unit = t.Millis(), "ms"
+	case a >= Microsecond:
+		v, unit = t.Micros(), "us"
 	default:
-		return fmt.Sprintf("%.6gns", t.Nanos())
+		v, unit = t.Nanos(), "ns"
 	}
+	if s := strconv.FormatFloat(v, 'g', 6, 64); !strings.ContainsRune(s, 'e') {
+		return s + unit
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64) + unit // a million seconds or more
 }
 
 // Clock converts a core's cycles to time. Frequencies such as 240 MHz have no

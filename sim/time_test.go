@@ -21,3 +21,24 @@ func TestClock(t *testing.T) {
 		t.Errorf("ToCycles(1s) = %d", got)
 	}
 }
+
+func TestTimeString(t *testing.T) {
+	for _, tc := range []struct {
+		t    Time
+		want string
+	}{
+		{0, "0ns"},
+		{4167, "4.167ns"},
+		{-2 * Microsecond, "-2us"},
+		{1500 * Microsecond, "1.5ms"},
+		{999 * Millisecond, "999ms"},
+		{Second, "1s"},
+		{7200 * Second, "7200s"},
+		{1234567 * Second, "1234567s"}, // beyond six digits: whole seconds, no exponent
+		{-(1<<63 - 1), "-9223372s"},
+	} {
+		if got := tc.t.String(); got != tc.want {
+			t.Errorf("Time(%d).String() = %q, want %q", int64(tc.t), got, tc.want)
+		}
+	}
+}
