@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"synclab/platforms"
+	"synclab/platforms/linux"
 	"synclab/platforms/rk3399"
 )
 
@@ -60,4 +61,23 @@ func ExampleSoC() {
 	// line transfer in a cluster: 100ns across: 250ns
 	// event stream every 85.3333us
 	// rk3399: parameter a72_mhz: value 2000 not allowed; choose one of [408 600 816 1008 1200 1416 1608 1800]
+}
+
+// The article's workload built from the default values, shortened to 20
+// ms, run with threads waiting in WFE: the building block under the
+// rk3399-spinlock-wait experiment, for a program of one's own.
+func ExampleSpinlockWait() {
+	v := rk3399.Defaults()
+	v["duration_ms"] = 20
+	w, err := rk3399.SpinlockWait(v, linux.WFE)
+	if err != nil {
+		panic(err)
+	}
+	r, err := w.Run(context.Background(), 1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d CPUs, %d critical sections, mutual exclusion held: %v, at most %d holder\n", w.Cores, r.Ops, r.Counter == uint64(r.Ops), r.MaxHolders)
+	// Output:
+	// 6 CPUs, 852 critical sections, mutual exclusion held: true, at most 1 holder
 }

@@ -135,5 +135,6 @@ func Kernel(v map[string]float64) linux.Config {
 		SwitchWork: us("ctx_switch_us"), IPILatency: us("ipi_ns") / 1000}
 }
 
-// Defaults returns the default parameter values as a map.
-func Defaults() map[string]float64 { return Params().Values() }
+// Defaults returns the default value of every parameter, the platform's and
+// the workload's (AllParams): what SoC, Kernel and SpinlockWait read.
+func Defaults() map[string]float64 { return AllParams().Values() }
