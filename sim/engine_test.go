@@ -220,6 +220,23 @@ func TestFail(t *testing.T) {
 	r.e.Close()
 }
 
+// A Delay of a negative duration (a deadline already passed) ends the run
+// with an error naming the process and the duration, not a silent no-op.
+func TestDelayNegative(t *testing.T) {
+	r := newRig(t, 1, false, nil)
+	deadline, after := Microsecond, false
+	r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) {
+		p.Delay(3 * Microsecond)
+		p.Delay(deadline - p.Now())
+		after = true
+	})
+	err := r.e.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "t on core 0 at 3us: Delay(-2us): negative duration") || after {
+		t.Fatalf("got %v (ran on: %v), want the run ended at Delay(-2us)", err, after)
+	}
+	r.e.Close()
+}
+
 // Two processes taking two locks in opposite order deadlock; the report
 // names both and what each waits on: the word's address, and its name when
 // the platform gave it one.

@@ -359,8 +359,16 @@ func (p *Proc) busy(n int64, spin bool) {
 	p.busies = p.busies[:i]
 }
 
-// Delay lets d pass with the core executing (a calibrated busy loop).
-func (p *Proc) Delay(d Time) { p.Compute(p.core.Clock.ToCycles(d)) }
+// Delay lets d pass with the core executing (a calibrated busy loop). A
+// negative d ends the run with an error, as SimPy's negative timeout does:
+// it is a deadline already passed (Delay(deadline - Now())), which a
+// silent no-op would hide.
+func (p *Proc) Delay(d Time) {
+	if d < 0 {
+		p.Fail(fmt.Errorf("Delay(%v): negative duration (a deadline already passed?)", d))
+	}
+	p.Compute(p.core.Clock.ToCycles(d))
+}
 
 // stall waits for a memory access to complete at t; it cannot be
 // interrupted (interrupts are taken at the next instruction boundary).

@@ -87,8 +87,7 @@ func TestSpinCASUncachedHandOff(t *testing.T) {
 				p.Store(ramBase+64, uint64(i))
 				p.Compute(17)
 			}
-			p.Delay(1003*Nanosecond - p.Now())
-			p.Store(ramBase, 2) // hand the lock to core 1
+			p.Store(ramBase, 2) // hand the lock to core 1, before it frees it
 		})
 		r.e.Spawn(r.e.Cores()[1], "next", func(p *Proc) { p.Delay(2501 * Nanosecond); p.Store(ramBase, 0) })
 		r.run(t)
