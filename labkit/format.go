@@ -14,7 +14,14 @@ import (
 // "-" for NaN.
 func Num(x float64) string { return sigDigits(x, 4) }
 
-// sigDigits is Num with n significant digits.
+// Exact formats x exactly, in the shortest decimal that reads back as x,
+// with Num's thousands separators and notation ranges ("1,000,000",
+// "0.7", "240", "1e-5"), for tables of parameter values that must not be
+// rounded.
+func Exact(x float64) string { return sigDigits(x, 0) }
+
+// sigDigits is Num with n significant digits, or with as many as x needs
+// to read back exactly when n is 0.
 func sigDigits(x float64, n int) string {
 	switch {
 	case math.IsNaN(x):
@@ -32,7 +39,10 @@ func sigDigits(x float64, n int) string {
 		e, _ := strconv.Atoi(exp)
 		return trimZeros(mant) + "e" + strconv.Itoa(e)
 	}
-	decimals := max(0, n-1-int(math.Floor(math.Log10(a))))
+	decimals := -1 // exact
+	if n > 0 {
+		decimals = max(0, n-1-int(math.Floor(math.Log10(a))))
+	}
 	s := trimZeros(strconv.FormatFloat(x, 'f', decimals, 64))
 	return groupThousands(s)
 }

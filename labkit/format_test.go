@@ -2,6 +2,8 @@ package labkit
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -13,6 +15,24 @@ func TestNum(t *testing.T) {
 	} {
 		if got := Num(x); got != want {
 			t.Errorf("Num(%g) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+// Exact keeps every digit a value needs to read back, where Num rounds to
+// four; separators and notation ranges are Num's.
+func TestExact(t *testing.T) {
+	for x, want := range map[float64]string{
+		0: "0", 1e6: "1,000,000", -1e7: "-10,000,000", 0.7: "0.7", 240: "240", 123.456: "123.456",
+		1234567.8: "1,234,567.8", 0.0033012: "0.0033012", 1e-5: "1e-5", 2.179e-8: "2.179e-8", 1e15: "1e15",
+		math.NaN(): "-", math.Inf(-1): "-∞",
+	} {
+		got := Exact(x)
+		if got != want {
+			t.Errorf("Exact(%g) = %q, want %q", x, got, want)
+		}
+		if back, err := strconv.ParseFloat(strings.ReplaceAll(got, ",", ""), 64); err == nil && back != x {
+			t.Errorf("Exact(%g) = %q reads back as %g", x, got, back)
 		}
 	}
 }

@@ -445,7 +445,8 @@ func VariantsTable(e platforms.Experiment) Table {
 	return t
 }
 
-// ParamsTable lists parameters with value, unit, provenance, accepted range
+// ParamsTable lists parameters with value (exact: a report must show the
+// value that ran, not a rounding of it), unit, provenance, accepted range
 // (or choices), plausible range for ASSUME, description (what a coded
 // value means) and source.
 func ParamsTable(title string, ps platforms.Params) Table {
@@ -453,15 +454,15 @@ func ParamsTable(title string, ps platforms.Params) Table {
 	sorted := ps.Clone()
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 	for _, p := range sorted {
-		accepted := "[" + Num(p.Min) + ", " + Num(p.Max) + "]"
+		accepted := "[" + Exact(p.Min) + ", " + Exact(p.Max) + "]"
 		if len(p.Choices) > 0 {
 			accepted = fmt.Sprint(p.Choices)
 		}
 		plausible := ""
 		if p.Prov == platforms.ASSUME {
-			plausible = Num(p.Low) + " – " + Num(p.High)
+			plausible = Exact(p.Low) + " – " + Exact(p.High)
 		}
-		t.Rows = append(t.Rows, []string{p.Key, Num(p.Value), ShowUnit(p.Unit), string(p.Prov), accepted, plausible, p.Doc, p.Source})
+		t.Rows = append(t.Rows, []string{p.Key, Exact(p.Value), ShowUnit(p.Unit), string(p.Prov), accepted, plausible, p.Doc, p.Source})
 	}
 	return t
 }

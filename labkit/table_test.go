@@ -153,3 +153,21 @@ func TestWriteTextAlignsWideCharacters(t *testing.T) {
 		t.Errorf("displayWidth of e, a combining accent and µ = %d, want 2", got)
 	}
 }
+
+// A parameters table, in a report or on the command line, shows the values
+// that ran, every digit (Num would round 12.345 to 12.35), sorted by key.
+func TestParamsTableExactValues(t *testing.T) {
+	tb := ParamsTable("p", platforms.Params{
+		{Key: "wfet_us", Value: 12.345, Unit: "us", Prov: platforms.ASSUME, Min: 0.1, Max: 100000, Low: 10, High: 1000.5},
+		{Key: "a_mhz", Value: 1416, Unit: "MHz", Prov: platforms.CODE, Choices: []float64{408, 1416}},
+	})
+	want := [][]string{
+		{"a_mhz", "1,416", "MHz", "CODE", "[408 1416]", ""},
+		{"wfet_us", "12.345", "µs", "ASSUME", "[0.1, 100,000]", "10 – 1,000.5"},
+	}
+	for i, w := range want {
+		if got := tb.Rows[i][:6]; !slices.Equal(got, w) {
+			t.Errorf("row %d = %q, want %q", i, got, w)
+		}
+	}
+}

@@ -109,8 +109,9 @@ func paramsMarkdown(groups []labkit.PlatformGroup) string {
 	return b.String()
 }
 
-// fmtFloat prints v exactly, in the shortest form that reads back as v.
-func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// fmtFloat prints v exactly, in the shortest form that reads back as v,
+// thousands separated (labkit.Exact): 1,000,000 rather than 1e+06.
+func fmtFloat(v float64) string { return labkit.Exact(v) }
 
 // acceptedRange is "min – max", or the list of choices for a parameter
 // that accepts only some values.
@@ -118,7 +119,7 @@ func acceptedRange(p platforms.Param) string {
 	if len(p.Choices) > 0 {
 		var cs []string
 		for _, c := range p.Choices {
-			cs = append(cs, fmtFloat(c))
+			cs = append(cs, strconv.FormatFloat(c, 'g', -1, 64)) // codes and clocks: 1008, not the list-like 1,008
 		}
 		return "one of " + strings.Join(cs, ", ")
 	}

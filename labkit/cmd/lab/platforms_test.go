@@ -121,7 +121,7 @@ func TestPlatformsMarkdownCoversEveryParameterInOrder(t *testing.T) {
 				t.Errorf("%s: row for unknown parameter %q", b.platform, key)
 				continue
 			}
-			if v, err := strconv.ParseFloat(row[1], 64); err != nil || v != p.Value {
+			if v, err := strconv.ParseFloat(strings.ReplaceAll(row[1], ",", ""), 64); err != nil || v != p.Value { // thousands separated
 				t.Errorf("%s %s: value %q, want %g exactly", b.platform, key, row[1], p.Value)
 			}
 			if row[3] != string(p.Prov) {
@@ -180,7 +180,7 @@ func TestParamsMarkdownEscapesCells(t *testing.T) {
 	if strings.Join(a, ",") != "a,8,bytes,CODE,one of 8, 64,,," {
 		t.Errorf("row a: %q", a)
 	}
-	want := []string{"b_key", "1.5", `a\|b`, "ASSUME", "0 – 1e+06", "1 – 2", `one \*line\* \| size`,
+	want := []string{"b_key", "1.5", `a\|b`, "ASSUME", "0 – 1,000,000", "1 – 2", `one \*line\* \| size`,
 		"x \\| y next line; \\_\\_attribute\\_\\_ \\*not bold\\* \\`code\\` &lt;stdatomic.h> A72<->A53 back\\\\slash\\\\\\| \\~strike\\~"}
 	for i := range want {
 		if b[i] != want[i] {
