@@ -96,7 +96,9 @@
 // Run stops at a time limit, reports a RunawayError when the event budget
 // runs out, a DeadlockError when nothing can happen while processes wait
 // (naming each and what it waits on), and stops promptly when its context
-// is cancelled.
+// is cancelled. A negative duration or cycle count given to a process
+// primitive (Delay, Sleep, Compute, Relax, SendIPI, a spin's loop) ends the
+// run with an error naming the process, the call and the value.
 //
 // # Files
 //

@@ -220,21 +220,38 @@ func TestFail(t *testing.T) {
 	r.e.Close()
 }
 
-// A Delay of a negative duration (a deadline already passed) ends the run
-// with an error naming the process and the duration, not a silent no-op.
-func TestDelayNegative(t *testing.T) {
-	r := newRig(t, 1, false, nil)
-	deadline, after := Microsecond, false
-	r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) {
-		p.Delay(3 * Microsecond)
-		p.Delay(deadline - p.Now())
-		after = true
-	})
-	err := r.e.Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "t on core 0 at 3us: Delay(-2us): negative duration") || after {
-		t.Fatalf("got %v (ran on: %v), want the run ended at Delay(-2us)", err, after)
+// A negative duration or cycle count (a deadline already passed, a cost
+// computed as a difference) ends the run with an error naming the call and
+// the value, where it used to pass silently (Delay, Sleep and Compute did
+// nothing) or panic (SendIPI scheduled in the past).
+func TestNegativeDurations(t *testing.T) {
+	deadline := Microsecond
+	for _, tc := range []struct {
+		want string
+		call func(p *Proc)
+	}{
+		{"Delay(-2us)", func(p *Proc) { p.Delay(deadline - p.Now()) }},
+		{"Sleep(-2us)", func(p *Proc) { p.Sleep(deadline - p.Now()) }},
+		{"Compute(-5 cycles)", func(p *Proc) { p.Compute(-5) }},
+		{"Relax(-5 cycles)", func(p *Proc) { p.Relax(-5) }},
+		{"SendIPI(-1ns)", func(p *Proc) { p.SendIPI(p.Core(), 1, -Nanosecond) }},
+		{"spin loop(-3 cycles)", func(p *Proc) { p.SpinUntil(ramBase, -3, func(v uint64) bool { return v == 1 }) }},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			r := newRig(t, 1, true, nil)
+			after := false
+			r.e.Spawn(r.e.Cores()[0], "t", func(p *Proc) {
+				p.Delay(3 * Microsecond)
+				tc.call(p)
+				after = true
+			})
+			err := r.e.Run(context.Background())
+			if want := "t on core 0 at 3us: " + tc.want + ": negative duration"; err == nil || !strings.Contains(err.Error(), want) || after {
+				t.Fatalf("got %v (ran on: %v), want an error containing %q", err, after, want)
+			}
+			r.e.Close()
+		})
 	}
-	r.e.Close()
 }
 
 // Two processes taking two locks in opposite order deadlock; the report

@@ -71,6 +71,9 @@ func (t *Timer) snapshot(s *Snapshot) {
 // SendIPI raises irq on core target after latency (an inter-processor or
 // cross-core interrupt through the interrupt fabric).
 func (p *Proc) SendIPI(target *Core, irq IRQ, latency Time) {
+	if latency < 0 {
+		p.negative("SendIPI", latency.String())
+	}
 	p.e.At(p.e.now+latency, NewEvent(func() { target.Raise(irq) }, false))
 }
 

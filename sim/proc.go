@@ -314,13 +314,13 @@ func (p *Proc) waitFor(kind waitKind) WakeCause {
 
 // Compute runs n cycles of private work: straight-line code that touches no
 // shared line. Interrupts that arrive meanwhile are taken and the work goes
-// on after them.
-func (p *Proc) Compute(n int64) { p.busy(n, false) }
+// on after them. A negative n ends the run with an error (Delay says why).
+func (p *Proc) Compute(n int64) { p.busy("Compute", n, false) }
 
 // Relax busy-waits n cycles: a polling loop's pause between two tests of a
 // word (cpu_relax, a delay loop). It is Compute drawing spin power, as the
 // polls of SpinUntil and CondWait do.
-func (p *Proc) Relax(n int64) { p.busy(n, true) }
+func (p *Proc) Relax(n int64) { p.busy("Relax", n, true) }
 
 // busyFrame is an open Compute or Relax: its cycles left when it last
 // began to wait, and when that was. Kept in the process, not in locals, so
@@ -331,8 +331,11 @@ type busyFrame struct {
 }
 
 // busy runs n cycles executing, or spinning with spin.
-func (p *Proc) busy(n int64, spin bool) {
+func (p *Proc) busy(op string, n int64, spin bool) {
 	if n <= 0 {
+		if n < 0 {
+			p.negative(op, fmt.Sprint(n, " cycles"))
+		}
 		return
 	}
 	c := p.core
@@ -360,14 +363,21 @@ func (p *Proc) busy(n int64, spin bool) {
 }
 
 // Delay lets d pass with the core executing (a calibrated busy loop). A
-// negative d ends the run with an error, as SimPy's negative timeout does:
-// it is a deadline already passed (Delay(deadline - Now())), which a
-// silent no-op would hide.
+// negative d ends the run with an error, as SimPy's negative timeout
+// raises: it is a deadline already passed (Delay(deadline - Now())), which
+// a silent no-op would hide.
 func (p *Proc) Delay(d Time) {
 	if d < 0 {
-		p.Fail(fmt.Errorf("Delay(%v): negative duration (a deadline already passed?)", d))
+		p.negative("Delay", d.String())
 	}
 	p.Compute(p.core.Clock.ToCycles(d))
+}
+
+// negative ends the run for a call given a negative duration or cycle
+// count: a model bug (a deadline already passed, a cost computed as a
+// difference), which passing silently would hide.
+func (p *Proc) negative(op, what string) {
+	p.Fail(fmt.Errorf("%s(%s): negative duration (a deadline already passed?)", op, what))
 }
 
 // stall waits for a memory access to complete at t; it cannot be
@@ -466,6 +476,9 @@ func (p *Proc) Idle(k int) {
 // Sleep waits d with the core in WFI, woken by a one-shot timer; interrupts
 // that arrive meanwhile are taken and the sleep goes on to its end.
 func (p *Proc) Sleep(d Time) {
+	if d < 0 {
+		p.negative("Sleep", d.String())
+	}
 	c := p.core
 	end := p.e.now + d
 	p.dirty++ // end is a time held across the waits

@@ -1,5 +1,7 @@
 package sim
 
+import "strconv"
+
 // Spinning: SpinUntil and SpinCAS cost what the polling loop costs without
 // an event per iteration (see the package documentation). A suspended
 // spinner's failed polls are settled from its core's wake event (poll),
@@ -63,6 +65,9 @@ func (p *Proc) SpinCAS(a Addr, old, new uint64, loop int64) {
 }
 
 func (p *Proc) spin(st spinState, loop int64, try func() (uint64, bool)) uint64 {
+	if loop < 0 {
+		p.negative("spin loop", strconv.FormatInt(loop, 10)+" cycles")
+	}
 	c := p.core
 	m := p.e.mem
 	c.setState(StateSpin)
