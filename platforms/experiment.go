@@ -99,6 +99,10 @@ type Experiment struct {
 	// is not serialised (a definition read from a result file has none)
 	// and not hashed (the code version stamps results instead).
 	Run RunFunc `msgpack:"-" json:"-"`
+	// Traces says that Run records a trace when its RunSpec asks for one
+	// (the per-core timelines); the other experiments' runs ignore the
+	// request. It describes Run, so it is neither serialised nor hashed.
+	Traces bool `msgpack:"-" json:"-"`
 	// Check, when set, refuses values that each parameter accepts but that
 	// cannot run together; CheckPoints calls it at every sweep point
 	// before any run. Code like Run: neither serialised nor hashed.

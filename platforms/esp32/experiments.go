@@ -33,6 +33,7 @@ func criticalSection() platforms.Experiment {
 		Seed:    1,
 		Metrics: csMetrics,
 		Run:     runCriticalSection,
+		Traces:  true,
 		Check:   CheckCriticalSection,
 	}
 }

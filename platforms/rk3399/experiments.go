@@ -249,6 +249,7 @@ func spinlockWait() platforms.Experiment {
 		Seed:    4,
 		Metrics: runMetrics(),
 		Run:     runWait,
+		Traces:  true,
 	}
 }
 
@@ -273,6 +274,7 @@ func perCPUSplit() platforms.Experiment {
 		Seed:    5,
 		Metrics: runMetrics(),
 		Run:     runSplit,
+		Traces:  true,
 	}
 }
 
@@ -306,6 +308,7 @@ func lockScaling() platforms.Experiment {
 		Seed:    6,
 		Metrics: append([]platforms.Metric{{Name: "handoff_ns", Unit: "ns", Better: platforms.Lower, Doc: "release to next acquisition, when waiters were queued", None: "no acquisition waited (one core)"}}, runMetrics()...),
 		Run:     runLockScaling,
+		Traces:  true,
 	}
 }
 
