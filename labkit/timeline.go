@@ -3,7 +3,6 @@ package labkit
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -21,29 +20,8 @@ const laneHeight = 22
 // same in every timeline of the notebook), time in microseconds. The chart
 // grows with its lanes; a slider under it zooms.
 func Timeline(title string, tr *sim.Trace) *Chart {
-	type laneKey struct {
-		core int
-		lane string
-	}
-	var lanes []laneKey
-	laneIdx := map[laneKey]int{}
+	lanes, laneIdx := traceLanes(tr)
 	bySeries := map[string][]opts.CustomData{}
-	if tr != nil {
-		for _, s := range tr.Spans {
-			k := laneKey{s.Core, s.Lane}
-			if _, ok := laneIdx[k]; !ok {
-				laneIdx[k] = len(lanes)
-				lanes = append(lanes, k)
-			}
-		}
-		// Lanes sorted by core then lane name; re-index after sorting.
-		sort.Slice(lanes, func(i, j int) bool {
-			return lanes[i].core < lanes[j].core || lanes[i].core == lanes[j].core && lanes[i].lane < lanes[j].lane
-		})
-		for i, k := range lanes {
-			laneIdx[k] = i
-		}
-	}
 	names := make([]string, len(lanes))
 	var kinds []string // the lane kinds this trace has, for the subtitle
 	for i, k := range lanes {
@@ -66,7 +44,7 @@ func Timeline(title string, tr *sim.Trace) *Chart {
 			if j == 0 || s.End.Micros() > xa.Max.(float64) {
 				xa.Max = s.End.Micros()
 			}
-			i := laneIdx[laneKey{s.Core, s.Lane}]
+			i := laneIdx[traceLane{s.Core, s.Lane}]
 			bySeries[s.Label] = append(bySeries[s.Label], opts.CustomData{Name: names[i],
 				Value: []any{s.Start.Micros(), s.End.Micros(), i}})
 			csv = append(csv, []string{strconv.Itoa(s.Core), s.Lane, s.Label,

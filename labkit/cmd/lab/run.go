@@ -20,7 +20,7 @@ import (
 type runFlags struct {
 	sets, sweeps, variants                multi
 	seed, report, csv, shard, result, dir string
-	profile                               string
+	profile, trace                        string
 	repeats, workers                      int
 	asJSON, runs, fresh                   bool
 }
@@ -37,6 +37,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.runs, "runs", false, "with -json: also list every run with its seed and metric values")
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per run to this file (- for stdout)")
 	fs.StringVar(&f.report, "o", "", "write a self-contained HTML report to this file")
+	fs.StringVar(&f.trace, "trace", "", "record repeat 0 of every variant and sweep point and write the timelines to this file, in the Trace Event Format that Perfetto (ui.perfetto.dev) and chrome://tracing open; the runs are computed again, not read from or written to the store")
 	fs.StringVar(&f.shard, "shard", "", "compute share i/n of the runs and write a partial result file")
 	fs.StringVar(&f.result, "result", "", "result file to read and write instead of the store (resumed from FILE.journal)")
 	fs.StringVar(&f.dir, "results", "", "result store directory (default $SYNCLAB_RESULTS, data/results in the repository, else the user cache)")
@@ -72,6 +73,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if f.trace != "" && !e.Traces {
+		var traced []string
+		for _, x := range experiments() {
+			if x.Traces {
+				traced = append(traced, x.Name)
+			}
+		}
+		return badInput("-trace: %s records no trace (its runs draw no timeline); these do: %s", e.Name, strings.Join(traced, ", "))
+	}
 	if f.profile != "" {
 		p, err := labkit.LoadProfile(f.profile)
 		if err != nil {
@@ -87,7 +97,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if e, err = withSweeps(e, f.sweeps, f.sets); err != nil {
 		return err
 	}
-	opts := labkit.RunOptions{Fresh: f.fresh, Workers: f.workers, Log: stderr, Dir: f.dir, File: f.result, Progress: terminalProgress(stderr)}
+	opts := labkit.RunOptions{Fresh: f.fresh, Workers: f.workers, Log: stderr, Dir: f.dir, File: f.result, Progress: terminalProgress(stderr),
+		Trace: f.trace != ""}
 	if f.shard != "" {
 		if opts.Shard, err = labkit.ParseShard(f.shard); err != nil {
 			return usageError{err}
@@ -128,6 +139,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
+	if f.trace != "" {
+		var b bytes.Buffer
+		if err := labkit.WriteChromeTrace(&b, res); err != nil {
+			return err
+		}
+		if err := labkit.WriteFileAtomic(f.trace, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "trace written to %s (open it in ui.perfetto.dev or chrome://tracing)\n", f.trace)
+	}
 	switch {
 	case f.asJSON:
 		doc := labkit.NewRunDoc(res, f.runs)
@@ -145,14 +166,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // output paths that are not regular files, before any work.
 func (f runFlags) check() error {
 	switch {
-	case f.shard != "" && (f.report != "" || f.asJSON || f.csv != ""):
-		return badInput("-shard writes the shard's result file only (-result); -o, -json and -csv need every run: lab merge the shards (lab merge -json prints the merged result; lab run then reads it from the store)")
+	case f.shard != "" && (f.report != "" || f.asJSON || f.csv != "" || f.trace != ""):
+		return badInput("-shard writes the shard's result file only (-result); -o, -json, -csv and -trace need every run: lab merge the shards (lab merge -json prints the merged result; lab run then reads it from the store)")
+	case f.trace != "" && f.result != "":
+		return badInput("-trace computes the runs again and keeps them out of result files (a trace is never stored): drop -result, or run without -trace")
 	case f.runs && !f.asJSON:
 		return badInput("-runs lists the runs in the JSON output: add -json")
 	case f.asJSON && f.csv == "-":
 		return badInput("-json and -csv - both write stdout: give -csv a file")
 	}
-	for _, out := range []struct{ flag, path string }{{"-o", f.report}, {"-csv", f.csv}, {"-result", f.result}} {
+	for _, out := range []struct{ flag, path string }{{"-o", f.report}, {"-csv", f.csv}, {"-result", f.result}, {"-trace", f.trace}} {
 		if out.path == "" || out.path == "-" && out.flag == "-csv" {
 			continue
 		}

@@ -52,6 +52,7 @@ func TestOutputsMustBeRegularFiles(t *testing.T) {
 		{[]string{"-o", fifo}, "is a named pipe (FIFO)"},
 		{[]string{"-o", dir}, "is a directory"},
 		{[]string{"-csv", link}, "-csv: " + link + " is a symbolic link"},
+		{[]string{"-trace", dir}, "-trace: " + dir + " is a directory"},
 		{[]string{"-result", fifo}, "-result: " + fifo + " is a named pipe"},
 		{[]string{"-result", target}, "exists and is not a SyncLab result file: refusing to overwrite it"},
 	}
@@ -222,4 +223,59 @@ func TestMergeJSON(t *testing.T) {
 		t.Fatalf("a finished shard left its journal: %v", err)
 	}
 	validate(t, "merge", []byte(out))
+}
+
+// TestRunTrace: lab run -trace writes the timelines of repeat 0 of each
+// variant as a Trace Event Format file, computes the runs afresh and stores
+// nothing (a result in the store has no trace); an experiment that draws no
+// timeline is refused before any run, with the ones that do.
+func TestRunTrace(t *testing.T) {
+	store := t.TempDir()
+	t.Setenv("SYNCLAB_RESULTS", store)
+	path := filepath.Join(t.TempDir(), "wait.json")
+	code, out, stderr := runCLI(t, "run", "rk3399-spinlock-wait", "-variant", "wfe", "-variant", "wfi", "-repeats", "2", "-trace", path)
+	if code != 0 || !strings.Contains(stderr, "trace written to "+path) || !strings.Contains(out, "avg_lock_wait_ms") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		OtherData   map[string]any `json:"otherData"`
+		TraceEvents []struct {
+			Name, Ph string
+			Pid      int
+			Args     map[string]any
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("the trace is not JSON: %v", err)
+	}
+	spans := map[int]int{}
+	var procs []string
+	for _, ev := range doc.TraceEvents {
+		switch {
+		case ev.Ph == "X":
+			spans[ev.Pid]++
+		case ev.Name == "process_name":
+			procs = append(procs, ev.Args["name"].(string))
+		}
+	}
+	if doc.OtherData["experiment"] != "rk3399-spinlock-wait" || len(procs) != 2 ||
+		!strings.HasPrefix(procs[0], "wfe, seed ") || !strings.HasPrefix(procs[1], "wfi, seed ") || spans[1] == 0 || spans[2] == 0 {
+		t.Errorf("experiment %v, processes %q (want repeat 0 of wfe and of wfi), spans per process %v", doc.OtherData["experiment"], procs, spans)
+	}
+	if files := storeFiles(t, store); len(files) != 0 {
+		t.Errorf("a traced run wrote the store: %v", files)
+	}
+
+	none := filepath.Join(t.TempDir(), "none.json")
+	code, out, stderr = runCLI(t, "run", "esp32-pingpong", "-trace", none)
+	if code != 2 || out != "" || !strings.Contains(stderr, "esp32-pingpong records no trace") || !strings.Contains(stderr, "rk3399-spinlock-wait") {
+		t.Errorf("untraceable experiment: exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
+	}
+	if _, err := os.Stat(none); err == nil {
+		t.Error("a refused -trace wrote its file")
+	}
 }
