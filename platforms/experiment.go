@@ -126,6 +126,20 @@ type RunSpec struct {
 	Detailed bool `msgpack:"detailed" json:"detailed"`
 }
 
+// MaxTraceSpans bounds the spans a run's trace keeps, so that a long window
+// cannot exhaust memory.
+const MaxTraceSpans = 200_000
+
+// NewTrace returns the trace a run records over [from, to) of simulated
+// time when the spec asks for one (Trace), nil otherwise: a nil trace
+// records nothing, so a run sets it on its engine either way.
+func (s RunSpec) NewTrace(from, to sim.Time) *sim.Trace {
+	if !s.Trace {
+		return nil
+	}
+	return sim.NewTrace(from, to, MaxTraceSpans)
+}
+
 // RunResult is what one run reports: one value per metric, optional samples
 // (latency distributions) and, when asked for, a trace.
 type RunResult struct {

@@ -193,6 +193,7 @@ func pingPong() platforms.Experiment {
 		Repeats:  1, Seed: 1,
 		Metrics: []platforms.Metric{{Name: "one_way_ns", Unit: "ns", Better: platforms.Lower, Doc: "round-trip time over two"}},
 		Run:     runPingPong,
+		Traces:  true,
 	}
 }
 
@@ -210,6 +211,8 @@ func runPingPong(ctx context.Context, spec platforms.RunSpec) (platforms.RunResu
 	}
 	e := sim.NewEngine(spec.Seed)
 	defer e.Close()
+	// The whole run: rounds of a few hundred nanoseconds each.
+	e.Trace = spec.NewTrace(0, sim.Time(n+1)*sim.Millisecond)
 	soc, err := NewSoC(e, cfg)
 	if err != nil {
 		return platforms.RunResult{}, err
@@ -234,5 +237,5 @@ func runPingPong(ctx context.Context, spec platforms.RunSpec) (platforms.RunResu
 	if err := e.Run(ctx); err != nil {
 		return platforms.RunResult{}, err
 	}
-	return platforms.RunResult{Metrics: map[string]float64{"one_way_ns": (end - start).Nanos() / float64(2*n)}}, nil
+	return platforms.RunResult{Metrics: map[string]float64{"one_way_ns": (end - start).Nanos() / float64(2*n)}, Trace: e.Trace}, nil
 }

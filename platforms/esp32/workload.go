@@ -227,7 +227,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	res.SyncRAMBytes = w.syncBytes
 	if opt.Trace {
 		from := sim.Time(wp.Get(KeyTraceFrom) * float64(sim.Millisecond))
-		e.Trace = sim.NewTrace(from, from+sim.Time(wp.Get(KeyTraceSpan)*float64(sim.Millisecond)), 200_000)
+		e.Trace = sim.NewTrace(from, from+sim.Time(wp.Get(KeyTraceSpan)*float64(sim.Millisecond)), platforms.MaxTraceSpans)
 	}
 	k.startPeripheral(wp.Get(KeyPeriphHz), int64(wp.Get(KeyPeriphISR)))
 	if err := k.Start(); err != nil {

@@ -65,12 +65,9 @@ func p99(h *sim.Histogram) float64 {
 	return h.Percentile(99)
 }
 
-func traceWindow(spec platforms.RunSpec, w *Workload) {
-	if spec.Trace {
-		// A window early in the run, long enough for a few ticks.
-		w.Trace = sim.NewTrace(0, 20*sim.Millisecond, 200_000)
-	}
-}
+// traceWindow is the window a traced RK3399 run records: early in the run,
+// long enough for a few ticks.
+const traceWindow = 20 * sim.Millisecond
 
 func runWait(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 	mode, err := linux.ParseMode(spec.Variant)
@@ -81,7 +78,7 @@ func runWait(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	traceWindow(spec, &w)
+	w.Trace = spec.NewTrace(0, traceWindow)
 	r, err := w.Run(ctx, spec.Seed)
 	if err != nil {
 		return platforms.RunResult{}, err
@@ -107,7 +104,7 @@ func runSplit(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult,
 	default:
 		return platforms.RunResult{}, fmt.Errorf("per-cpu-split: variant %q unknown; known: global-wfi, global, percluster, percpu", spec.Variant)
 	}
-	traceWindow(spec, &w)
+	w.Trace = spec.NewTrace(0, traceWindow)
 	r, err := w.Run(ctx, spec.Seed)
 	if err != nil {
 		return platforms.RunResult{}, err
@@ -200,7 +197,7 @@ func runLockScaling(ctx context.Context, spec platforms.RunSpec) (platforms.RunR
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	traceWindow(spec, &w)
+	w.Trace = spec.NewTrace(0, traceWindow)
 	r, err := w.Run(ctx, spec.Seed)
 	if err != nil {
 		return platforms.RunResult{}, err

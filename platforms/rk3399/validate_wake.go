@@ -52,7 +52,8 @@ func wake() platforms.Experiment {
 			{Name: "max_release_to_acquire_us", Unit: "us", Better: platforms.Lower, Doc: "longest of those times"},
 			{Name: "ticks", Unit: "", Better: platforms.Neither, Doc: "scheduler ticks handled on the holder's and the waiter's CPUs"},
 		},
-		Run: runWake,
+		Run:    runWake,
+		Traces: true,
 	}
 }
 
@@ -75,6 +76,7 @@ func runWake(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 	}
 	e := sim.NewEngine(spec.Seed)
 	defer e.Close()
+	e.Trace = spec.NewTrace(0, traceWindow)
 	if err := e.SetFaults(sim.Faults{LoseWake: v["lose_wake"]}); err != nil {
 		return platforms.RunResult{}, err
 	}
@@ -138,5 +140,5 @@ func runWake(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 		"release_to_acquire_us":     (total / sim.Time(n)).Micros(),
 		"max_release_to_acquire_us": worst.Micros(),
 		"ticks":                     float64(ticks),
-	}}, nil
+	}, Trace: e.Trace}, nil
 }

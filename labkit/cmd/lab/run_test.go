@@ -271,8 +271,8 @@ func TestRunTrace(t *testing.T) {
 	}
 
 	none := filepath.Join(t.TempDir(), "none.json")
-	code, out, stderr = runCLI(t, "run", "esp32-pingpong", "-trace", none)
-	if code != 2 || out != "" || !strings.Contains(stderr, "esp32-pingpong records no trace") || !strings.Contains(stderr, "rk3399-spinlock-wait") {
+	code, out, stderr = runCLI(t, "run", "rk3399-pingpong", "-trace", none)
+	if code != 2 || out != "" || !strings.Contains(stderr, "rk3399-pingpong records no trace") || !strings.Contains(stderr, "rk3399-spinlock-wait") {
 		t.Errorf("untraceable experiment: exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
 	}
 	if _, err := os.Stat(none); err == nil {
