@@ -62,12 +62,14 @@ func priorityInversion() platforms.Experiment {
 		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 			mhz := spec.Params[KeyCPUMHz]
 			r, err := RunPriorityInversion(ctx, spec.Variant, spec.Params,
-				int64(spec.Params["hold_us"]*mhz), int64(spec.Params["medium_us"]*mhz))
+				int64(spec.Params["hold_us"]*mhz), int64(spec.Params["medium_us"]*mhz), RunOptions{Trace: spec.Trace})
 			if err != nil {
 				return platforms.RunResult{}, err
 			}
-			return platforms.RunResult{Metrics: map[string]float64{"high_blocked_us": r.HighBlockedUS, "holder_peak_priority": float64(r.HolderPeakPriority)}}, nil
+			return platforms.RunResult{Metrics: map[string]float64{"high_blocked_us": r.HighBlockedUS, "holder_peak_priority": float64(r.HolderPeakPriority)},
+				Trace: r.Trace}, nil
 		},
+		Traces: true,
 	}
 }
 

@@ -3,7 +3,9 @@ package esp32
 import (
 	"context"
 	"fmt"
+	"math"
 
+	"synclab/platforms"
 	"synclab/sim"
 )
 
@@ -20,6 +22,9 @@ type InversionResult struct {
 	// resource; HolderPeakPriority the highest priority the low task ran at.
 	HighBlockedUS      float64
 	HolderPeakPriority int
+	// Trace holds the whole run's core states, tasks and locks when
+	// RunOptions.Trace asked for it.
+	Trace *sim.Trace
 }
 
 // RunPriorityInversion runs the textbook scenario on core 0: low (prio 3)
@@ -28,7 +33,7 @@ type InversionResult struct {
 // mediumCycles. With a mutex, low inherits 8 and finishes before medium
 // runs; a binary semaphore or a notification handshake has no inheritance,
 // so high also waits for medium.
-func RunPriorityInversion(ctx context.Context, variant string, values map[string]float64, holdCycles, mediumCycles int64) (InversionResult, error) {
+func RunPriorityInversion(ctx context.Context, variant string, values map[string]float64, holdCycles, mediumCycles int64, opt RunOptions) (InversionResult, error) {
 	var res InversionResult
 	cfg, err := ConfigFrom(values)
 	if err != nil {
@@ -36,6 +41,9 @@ func RunPriorityInversion(ctx context.Context, variant string, values map[string
 	}
 	e := sim.NewEngine(1)
 	defer e.Close()
+	if opt.Trace {
+		e.Trace = sim.NewTrace(0, math.MaxInt64, platforms.MaxTraceSpans)
+	}
 	k, err := NewKernel(e, cfg)
 	if err != nil {
 		return res, err
@@ -99,6 +107,9 @@ func RunPriorityInversion(ctx context.Context, variant string, values map[string
 		return res, err
 	}
 	res.HighBlockedUS = (got - asked).Micros()
+	if res.Trace = e.Trace; res.Trace != nil {
+		res.Trace.To = e.Now() // the window is the whole run
+	}
 	return res, nil
 }
 

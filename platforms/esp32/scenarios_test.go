@@ -10,11 +10,11 @@ import (
 // binary semaphore lets the medium task stretch it.
 func TestPriorityInversionScenario(t *testing.T) {
 	const hold, medium = 240 * 15000, 240 * 20000 // 15 ms and 20 ms at 240 MHz (the tick is 10 ms)
-	m, err := RunPriorityInversion(context.Background(), GuardMutex, nil, hold, medium)
+	m, err := RunPriorityInversion(context.Background(), GuardMutex, nil, hold, medium, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := RunPriorityInversion(context.Background(), GuardBinary, nil, hold, medium)
+	b, err := RunPriorityInversion(context.Background(), GuardBinary, nil, hold, medium, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -195,13 +195,16 @@ func (w *csWorkload) notifyTask(t *TCB, next *TCB) {
 	w.finished = max(w.finished, t.Now())
 }
 
-// RunOptions say how RunCriticalSection runs; none changes its results.
+// RunOptions say how RunCriticalSection or a scenario (RunPriorityInversion)
+// runs; none changes its results.
 type RunOptions struct {
-	// Trace records core states, tasks and locks in the trace window.
+	// Trace records core states, tasks and locks in the trace window (a
+	// scenario's: the whole run).
 	Trace bool
-	// Detailed simulates every iteration instead of fast-forwarding the
-	// periodic stretches between interrupts (sim.Engine.EnableFastForward):
-	// the results are the same, bit for bit; only the time taken differs.
+	// Detailed simulates every iteration of RunCriticalSection instead of
+	// fast-forwarding the periodic stretches between interrupts
+	// (sim.Engine.EnableFastForward): the results are the same, bit for
+	// bit; only the time taken differs. The scenarios never fast-forward.
 	Detailed bool
 }
 
