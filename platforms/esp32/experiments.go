@@ -89,12 +89,13 @@ func notifyUnblock() platforms.Experiment {
 		Repeats: 1, Seed: 1,
 		Metrics: []platforms.Metric{{Name: "unblock_us", Unit: "us", Better: platforms.Lower, Doc: "mean time from the give call to the woken task running"}},
 		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
-			us, err := RunNotifyUnblock(ctx, spec.Variant, spec.Params, int(spec.Params["rounds"]))
+			r, err := RunNotifyUnblock(ctx, spec.Variant, spec.Params, int(spec.Params["rounds"]), RunOptions{Trace: spec.Trace})
 			if err != nil {
 				return platforms.RunResult{}, err
 			}
-			return platforms.RunResult{Metrics: map[string]float64{"unblock_us": us}}, nil
+			return platforms.RunResult{Metrics: map[string]float64{"unblock_us": r.US}, Trace: r.Trace}, nil
 		},
+		Traces: true,
 	}
 }
 

@@ -16,6 +16,24 @@ const (
 	GuardNotify = "notify"
 )
 
+// runTrace returns a trace of a whole scenario run when asked for one, nil
+// otherwise; endTrace closes its window where the run ended.
+func runTrace(on bool) *sim.Trace {
+	if !on {
+		return nil
+	}
+	return sim.NewTrace(0, math.MaxInt64, platforms.MaxTraceSpans)
+}
+
+// endTrace returns e's trace with its window ended at the run's end (nil
+// when e records none).
+func endTrace(e *sim.Engine) *sim.Trace {
+	if e.Trace != nil {
+		e.Trace.To = e.Now()
+	}
+	return e.Trace
+}
+
 // InversionResult is what the priority-inversion scenario measures.
 type InversionResult struct {
 	// HighBlockedUS is how long the high-priority task waited for the
@@ -41,9 +59,7 @@ func RunPriorityInversion(ctx context.Context, variant string, values map[string
 	}
 	e := sim.NewEngine(1)
 	defer e.Close()
-	if opt.Trace {
-		e.Trace = sim.NewTrace(0, math.MaxInt64, platforms.MaxTraceSpans)
-	}
+	e.Trace = runTrace(opt.Trace)
 	k, err := NewKernel(e, cfg)
 	if err != nil {
 		return res, err
@@ -107,40 +123,49 @@ func RunPriorityInversion(ctx context.Context, variant string, values map[string
 		return res, err
 	}
 	res.HighBlockedUS = (got - asked).Micros()
-	if res.Trace = e.Trace; res.Trace != nil {
-		res.Trace.To = e.Now() // the window is the whole run
-	}
+	res.Trace = endTrace(e)
 	return res, nil
+}
+
+// UnblockResult is what the unblock scenario measures.
+type UnblockResult struct {
+	// US is the mean time from the give to the woken task running, in
+	// microseconds.
+	US float64
+	// Trace holds the whole run's core states, tasks and locks when
+	// RunOptions.Trace asked for it.
+	Trace *sim.Trace
 }
 
 // RunNotifyUnblock measures, on one core, the time from a give by a task of
 // priority 5 to the first instruction of the woken task of priority 6 (which
 // preempts it), through a task notification or a binary semaphore: the
-// FreeRTOS documentation's "45% faster" claim. It returns the mean over n
-// rounds in microseconds.
-func RunNotifyUnblock(ctx context.Context, variant string, values map[string]float64, n int) (float64, error) {
+// FreeRTOS documentation's "45% faster" claim, as the mean over n rounds.
+func RunNotifyUnblock(ctx context.Context, variant string, values map[string]float64, n int, opt RunOptions) (UnblockResult, error) {
+	var res UnblockResult
 	cfg, err := ConfigFrom(values)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	if n < 1 {
-		return 0, fmt.Errorf("rounds %d must be >= 1", n)
+		return res, fmt.Errorf("rounds %d must be >= 1", n)
 	}
 	e := sim.NewEngine(1)
 	defer e.Close()
+	e.Trace = runTrace(opt.Trace)
 	k, err := NewKernel(e, cfg)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	var sem *Semaphore
 	switch variant {
 	case GuardBinary:
 		if sem, err = k.NewSemaphore("s", Binary, 1, 0, 8); err != nil {
-			return 0, err
+			return res, err
 		}
 	case GuardNotify:
 	default:
-		return 0, fmt.Errorf("variant %q: want %s or %s", variant, GuardBinary, GuardNotify)
+		return res, fmt.Errorf("variant %q: want %s or %s", variant, GuardBinary, GuardNotify)
 	}
 	var gaveAt, total sim.Time
 	waiter, err := k.CreateTask("waiter", 6, 0, func(t *TCB) {
@@ -154,7 +179,7 @@ func RunNotifyUnblock(ctx context.Context, variant string, values map[string]flo
 		}
 	})
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	if _, err := k.CreateTask("giver", 5, 0, func(t *TCB) {
 		for range n {
@@ -167,15 +192,16 @@ func RunNotifyUnblock(ctx context.Context, variant string, values map[string]flo
 			}
 		}
 	}); err != nil {
-		return 0, err
+		return res, err
 	}
 	if err := k.Start(); err != nil {
-		return 0, err
+		return res, err
 	}
 	if err := e.Run(ctx); err != nil {
-		return 0, err
+		return res, err
 	}
-	return (total / sim.Time(n)).Micros(), nil
+	res.US, res.Trace = (total / sim.Time(n)).Micros(), endTrace(e)
+	return res, nil
 }
 
 // APIPathsResult is what RunAPIPaths measures, in CPU cycles and ticks.

@@ -27,18 +27,18 @@ func TestPriorityInversionScenario(t *testing.T) {
 }
 
 func TestNotifyUnblockFaster(t *testing.T) {
-	nt, err := RunNotifyUnblock(context.Background(), GuardNotify, nil, 200)
+	nt, err := RunNotifyUnblock(context.Background(), GuardNotify, nil, 200, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, err := RunNotifyUnblock(context.Background(), GuardBinary, nil, 200)
+	bs, err := RunNotifyUnblock(context.Background(), GuardBinary, nil, 200, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(nt > 0 && nt < bs) {
-		t.Fatalf("unblock through a notification %.3f us, through a binary semaphore %.3f us: want notify faster", nt, bs)
+	if !(nt.US > 0 && nt.US < bs.US) {
+		t.Fatalf("unblock through a notification %.3f us, through a binary semaphore %.3f us: want notify faster", nt.US, bs.US)
 	}
-	t.Logf("unblock: notify %.3f us, binary semaphore %.3f us (%.0f%% faster)", nt, bs, 100*(1-nt/bs))
+	t.Logf("unblock: notify %.3f us, binary semaphore %.3f us (%.0f%% faster)", nt.US, bs.US, 100*(1-nt.US/bs.US))
 }
 
 // The notification paths as IDF runs them: an uncontended xTaskNotifyGive

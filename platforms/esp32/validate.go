@@ -211,7 +211,7 @@ func runPingPong(ctx context.Context, spec platforms.RunSpec) (platforms.RunResu
 	}
 	e := sim.NewEngine(spec.Seed)
 	defer e.Close()
-	e.Trace = spec.NewTrace(0, math.MaxInt64)
+	e.Trace = runTrace(spec.Trace)
 	soc, err := NewSoC(e, cfg)
 	if err != nil {
 		return platforms.RunResult{}, err
@@ -236,8 +236,5 @@ func runPingPong(ctx context.Context, spec platforms.RunSpec) (platforms.RunResu
 	if err := e.Run(ctx); err != nil {
 		return platforms.RunResult{}, err
 	}
-	if e.Trace != nil {
-		e.Trace.To = e.Now() // the window is the whole run
-	}
-	return platforms.RunResult{Metrics: map[string]float64{"one_way_ns": (end - start).Nanos() / float64(2*n)}, Trace: e.Trace}, nil
+	return platforms.RunResult{Metrics: map[string]float64{"one_way_ns": (end - start).Nanos() / float64(2*n)}, Trace: endTrace(e)}, nil
 }
