@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"flag"
@@ -37,7 +38,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.runs, "runs", false, "with -json: also list every run with its seed and metric values")
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per run to this file (- for stdout)")
 	fs.StringVar(&f.report, "o", "", "write a self-contained HTML report to this file")
-	fs.StringVar(&f.trace, "trace", "", "record repeat 0 of every variant and sweep point and write the timelines to this file, in the Trace Event Format that Perfetto (ui.perfetto.dev) and chrome://tracing open; the runs are computed again, not read from or written to the store")
+	fs.StringVar(&f.trace, "trace", "", "record repeat 0 of every variant and sweep point and write the timelines to this file, in the Trace Event Format that Perfetto (ui.perfetto.dev) and chrome://tracing open (gzipped when FILE ends in .gz); the runs are computed again, not read from or written to the store")
 	fs.StringVar(&f.shard, "shard", "", "compute share i/n of the runs and write a partial result file")
 	fs.StringVar(&f.result, "result", "", "result file to read and write instead of the store (resumed from FILE.journal)")
 	fs.StringVar(&f.dir, "results", "", "result store directory (default $SYNCLAB_RESULTS, data/results in the repository, else the user cache)")
@@ -140,11 +141,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if f.trace != "" {
-		var b bytes.Buffer
-		if err := labkit.WriteChromeTrace(&b, res); err != nil {
-			return err
-		}
-		if err := labkit.WriteFileAtomic(f.trace, b.Bytes(), 0o644); err != nil {
+		if err := writeTrace(f.trace, res); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "trace written to %s (open it in ui.perfetto.dev or chrome://tracing)\n", f.trace)
@@ -160,6 +157,28 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		printResult(stdout, res, wall)
 	}
 	return runErr
+}
+
+// writeTrace writes res's traces to path (lab run -trace), gzipped when the
+// name ends in .gz: the JSON runs to hundreds of megabytes for a sweep, and
+// Perfetto and chrome://tracing open the compressed file as it is.
+func writeTrace(path string, res *labkit.Result) error {
+	var b bytes.Buffer
+	var w io.Writer = &b
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw = gzip.NewWriter(&b)
+		w = zw
+	}
+	if err := labkit.WriteChromeTrace(w, res); err != nil {
+		return err
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	return labkit.WriteFileAtomic(path, b.Bytes(), 0o644)
 }
 
 // check rejects flag combinations that would silently drop an output, and

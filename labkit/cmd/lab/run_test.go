@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,6 +270,23 @@ func TestRunTrace(t *testing.T) {
 	}
 	if files := storeFiles(t, store); len(files) != 0 {
 		t.Errorf("a traced run wrote the store: %v", files)
+	}
+
+	gz := filepath.Join(t.TempDir(), "wait.json.gz")
+	if code, _, stderr := runCLI(t, "run", "rk3399-spinlock-wait", "-variant", "wfe", "-variant", "wfi", "-repeats", "2", "-trace", gz); code != 0 {
+		t.Fatalf("-trace %s: exit %d: %s", gz, code, stderr)
+	}
+	zf, err := os.Open(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zf.Close()
+	zr, err := gzip.NewReader(zf)
+	if err != nil {
+		t.Fatalf("%s is not gzipped: %v", gz, err)
+	}
+	if unzipped, err := io.ReadAll(zr); err != nil || !bytes.Equal(unzipped, b) {
+		t.Errorf("%s: gunzipped (error %v) differs from the plain trace of the same runs", gz, err)
 	}
 
 	none := filepath.Join(t.TempDir(), "none.json")
