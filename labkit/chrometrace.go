@@ -15,16 +15,16 @@ import (
 
 // WriteChromeTrace writes the traces of res's runs (those recorded with
 // RunOptions.Trace: repeat 0 of every variant and sweep point) in the JSON
-// form of the Trace Event Format, which Perfetto (ui.perfetto.dev) and
-// chrome://tracing open. Each traced run is a process, named by its variant
-// and sweep point; each core and lane of it (core states, locks held, tasks)
-// is a thread; each span is a complete event. Times are microseconds of
-// simulated time on a whole-nanosecond grid: Perfetto rounds a time to the
-// nanosecond, so a span must end on the grid exactly where the next one on
-// its thread begins, or the two would overlap and not nest. Where the timeline charts show a
-// window of a few hundred spans, a trace viewer pans and searches all of
-// them (up to the 200,000 a run keeps). It is an error when no run of res
-// has a trace.
+// form of the Trace Event Format, which Perfetto (ui.perfetto.dev) opens.
+// Each traced run is a process, named by its variant and sweep point; each
+// core and lane of it (core states, locks held, tasks) is a thread; each
+// span is a complete event. Times are microseconds of simulated time on a
+// whole-nanosecond grid: Perfetto rounds each time to the nanosecond, so a
+// span must end on the grid exactly where the next one on its thread
+// begins, or the two would overlap without nesting. Where the timeline
+// charts show a window of a few hundred spans, a trace viewer pans and
+// searches all of them (up to platforms.MaxTraceSpans per run). It is an
+// error when no run of res has a trace.
 func WriteChromeTrace(w io.Writer, res *Result) error {
 	var runs []Run
 	for _, r := range res.Runs {
