@@ -234,10 +234,16 @@ func (c *Core) setState(s State) {
 func (c *Core) account() {
 	now := c.e.now
 	c.resid[c.state] += now - c.since
+	c.traceState(now)
+	c.since = now
+}
+
+// traceState adds the span of the current state, from its start to now, to
+// the engine's trace.
+func (c *Core) traceState(now Time) {
 	if c.e.Trace != nil && now > c.since {
 		c.e.Trace.Add(Span{Core: c.ID, Lane: "state", Label: c.StateName(c.state), Start: c.since, End: now})
 	}
-	c.since = now
 }
 
 // Residency returns the time spent in state s so far.

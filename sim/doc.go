@@ -89,7 +89,9 @@
 // the state the detailed run ends in, bit for bit, which the tests check on
 // every workload that enables it. Model components add their own state
 // through Snapshotter; processes must not hold a simulated time in a local
-// variable across a wait (see Proc.Loop and Proc.Carry).
+// variable across a wait (see Proc.Loop and Proc.Carry). A run that records
+// a trace skips only after SealTrace has closed it at its window's end,
+// recording the spans open then, so that its trace is the detailed run's.
 //
 // # Limits and errors
 //

@@ -80,6 +80,10 @@ type Engine struct {
 
 	// Trace, when set, records core-state spans (and OS lanes) in its window.
 	Trace *Trace
+	// sealAt is when SealTrace seals the trace: its window's end, never
+	// without one; spanners report the models' open spans then.
+	sealAt   Time
+	spanners []TraceSpanner
 
 	stopReason string
 	progress   uint64 // resumptions of non-daemon processes
@@ -127,7 +131,7 @@ func (e *Engine) faultRand() *rand.Rand {
 
 // NewEngine returns an engine whose random streams derive from seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true, horizon: never}
+	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true, horizon: never, sealAt: never}
 }
 
 // change counts a change to the simulated state (see Engine.changes).
@@ -338,6 +342,9 @@ func (e *Engine) dispatch(x entry) {
 	}
 	e.now = x.t
 	e.events++
+	if x.t >= e.sealAt {
+		e.seal()
+	}
 }
 
 // Waiter describes a process that has not finished and what it waits on.

@@ -206,8 +206,8 @@ const ffPacerWait = ffMaxPeriod
 
 // EnableFastForward turns fast-forward on for this run, with the model
 // components whose state it must also compare (see Snapshotter). Enable it
-// only for workloads whose processes follow the rules above; a run with a
-// trace is never fast-forwarded.
+// only for workloads whose processes follow the rules above. A run with a
+// trace skips nothing until the trace is sealed (SealTrace).
 func (e *Engine) EnableFastForward(models ...Snapshotter) {
 	e.ff = &ffwd{staters: models}
 }
@@ -308,8 +308,8 @@ func (f *ffwd) atLoopHead(e *Engine, p *Proc) {
 		}
 	}
 	f.others = 0
-	if e.Trace != nil || p.dirty != 0 {
-		return // a time in a local: not a state to compare
+	if e.Trace != nil && !e.Trace.sealed || p.dirty != 0 {
+		return // a trace still recording (see SealTrace), or a time in a local: not a state to compare
 	}
 	s := &f.ring[f.n%ffRing]
 	s.reset()

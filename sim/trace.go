@@ -20,6 +20,9 @@ type Trace struct {
 	Spans []Span `msgpack:"spans" json:"spans"`
 	// Max bounds the number of spans kept, so a long window cannot exhaust memory.
 	Max int `msgpack:"max" json:"max"`
+	// sealed is set once the spans open at the window's end are recorded
+	// (Engine.SealTrace): the trace takes no more.
+	sealed bool
 }
 
 // NewTrace returns a trace that keeps up to max spans overlapping [from, to).
@@ -29,7 +32,7 @@ func NewTrace(from, to Time, max int) *Trace {
 
 // Add records s, clipped to the window; spans outside it are dropped.
 func (t *Trace) Add(s Span) {
-	if t == nil || s.End <= t.From || s.Start >= t.To || len(t.Spans) >= t.Max {
+	if t == nil || t.sealed || s.End <= t.From || s.Start >= t.To || len(t.Spans) >= t.Max {
 		return
 	}
 	s.Start = max(s.Start, t.From)
@@ -49,4 +52,41 @@ func (t *Trace) Window(from, to Time) (*Trace, error) {
 		w.Add(s)
 	}
 	return w, nil
+}
+
+// TraceSpanner is a model that adds spans of its own to the engine's trace
+// (a task's run, a lock held) and can say which are open (SealTrace).
+type TraceSpanner interface {
+	// OpenSpans reports, with add, every span the model has begun and not
+	// yet added, ending at now.
+	OpenSpans(now Time, add func(Span))
+}
+
+// SealTrace makes the engine seal its trace at the first event at or after
+// the end of the trace's window: the spans open then (every core's state and
+// the models' own, which must be all the models that add spans) are recorded
+// clipped to the window, and the trace takes nothing more. Without a seal,
+// a span open at the window's end is recorded when it ends, and one still
+// open when the run ends is not. A sealed trace is the same whether
+// fast-forward skips periods after the window or not; a trace that is not
+// sealed keeps fast-forward from skipping at all, since a span open across a
+// skip would end with its start moved past the window.
+func (e *Engine) SealTrace(models ...TraceSpanner) {
+	if e.Trace == nil {
+		return
+	}
+	e.spanners, e.sealAt = models, e.Trace.To
+}
+
+// seal records the open spans and closes the trace (SealTrace).
+func (e *Engine) seal() {
+	e.sealAt = never
+	tr := e.Trace
+	for _, c := range e.cores {
+		c.traceState(e.now)
+	}
+	for _, m := range e.spanners {
+		m.OpenSpans(e.now, tr.Add)
+	}
+	tr.sealed = true
 }

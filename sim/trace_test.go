@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
@@ -87,5 +88,76 @@ func TestTraceAddClipsToTheHalfOpenWindow(t *testing.T) {
 	}
 	if starts := []Time{tr.Spans[0].Start, tr.Spans[len(tr.Spans)-1].Start}; len(tr.Spans) != 3 || !slices.Equal(starts, []Time{0, 20}) {
 		t.Errorf("Max 3: kept %+v, want the first three spans", tr.Spans)
+	}
+}
+
+// lockModel adds a span of its own for each hold of a lock, as an OS model
+// does, and reports the one open (TraceSpanner).
+type lockModel struct {
+	e     *Engine
+	name  string
+	since Time
+	open  bool
+}
+
+func (m *lockModel) take(p *Proc) { m.since, m.open = p.Now(), true }
+
+func (m *lockModel) give(p *Proc) {
+	m.e.Trace.Add(Span{Core: p.Core().ID, Lane: "lock", Label: m.name, Start: m.since, End: p.Now()})
+	m.open = false
+}
+
+func (m *lockModel) OpenSpans(now Time, add func(Span)) {
+	if m.open {
+		add(Span{Core: 0, Lane: "lock", Label: m.name, Start: m.since, End: now})
+	}
+}
+
+// SealTrace records at the window's end the spans still open then (a
+// core's state, a model's lock), clipped: the spans of a trace that records
+// each when it ends (in another order), and also the one still open when
+// the run ends, which such a trace never records. Nothing is added after
+// the seal.
+func TestSealTrace(t *testing.T) {
+	run := func(seal bool) []Span {
+		r := newRig(t, 2, false, nil)
+		r.e.Trace = NewTrace(0, 3*Microsecond, 100)
+		a, b := &lockModel{e: r.e, name: "a"}, &lockModel{e: r.e, name: "b"}
+		if seal {
+			r.e.SealTrace(a, b)
+		}
+		r.e.Spawn(r.e.Cores()[0], "holder", func(p *Proc) {
+			p.Sleep(Microsecond)
+			a.take(p)
+			p.Sleep(Microsecond)
+			b.take(p) // held to the end of the run
+			p.Sleep(3 * Microsecond)
+			a.give(p) // at 5 µs: its span [1, 3) µs
+			p.Sleep(Microsecond)
+			a.take(p) // after the window
+			a.give(p)
+		})
+		r.e.Spawn(r.e.Cores()[1], "ticker", func(p *Proc) {
+			for range 8 {
+				p.Sleep(Microsecond)
+			}
+		})
+		r.run(t)
+		return r.e.Trace.Spans
+	}
+	key := func(a, b Span) int {
+		return cmp.Or(cmp.Compare(a.Core, b.Core), strings.Compare(a.Lane, b.Lane), cmp.Compare(a.Start, b.Start))
+	}
+	sealed, unsealed := run(true), run(false)
+	lockA := Span{Core: 0, Lane: "lock", Label: "a", Start: Microsecond, End: 3 * Microsecond}
+	lockB := Span{Core: 0, Lane: "lock", Label: "b", Start: 2 * Microsecond, End: 3 * Microsecond}
+	if !slices.Contains(unsealed, lockA) || slices.Contains(unsealed, lockB) {
+		t.Fatalf("unsealed trace %+v: want lock a clipped at the window's end, and no b (never released)", unsealed)
+	}
+	want := append(slices.Clone(unsealed), lockB)
+	slices.SortFunc(sealed, key)
+	slices.SortFunc(want, key)
+	if !slices.Equal(sealed, want) {
+		t.Errorf("sealed trace:\n%+v\nwant the unsealed one's spans and lock b's:\n%+v", sealed, want)
 	}
 }

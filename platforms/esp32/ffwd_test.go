@@ -58,6 +58,44 @@ func TestFastForwardExact(t *testing.T) {
 	}
 }
 
+// TestFastForwardTraced: a traced run skips once its trace window has ended
+// and every span that began inside it has closed, and its trace, like every
+// figure, is the detailed run's, span for span: for each variant, with the
+// window at the start and later in the run.
+func TestFastForwardTraced(t *testing.T) {
+	windows := []map[string]float64{
+		{KeyIterations: 20000},
+		{KeyIterations: 20000, KeyTraceFrom: 1, KeyTraceSpan: 0.25},
+	}
+	for i, vals := range windows {
+		for _, v := range CSVariants {
+			t.Run(fmt.Sprintf("%s/%d", v, i), func(t *testing.T) {
+				fast, err := RunCriticalSection(context.Background(), v, vals, 3, RunOptions{Trace: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				slow, err := RunCriticalSection(context.Background(), v, vals, 3, RunOptions{Trace: true, Detailed: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := fast.FastForward
+				fast.FastForward, slow.FastForward = sim.FastForwardStats{}, sim.FastForwardStats{}
+				if len(slow.Trace.Spans) == 0 {
+					t.Fatal("the detailed run traced nothing: the test would prove nothing")
+				}
+				if !reflect.DeepEqual(fast.Trace, slow.Trace) {
+					t.Fatalf("traces differ: %d spans fast-forwarded, %d in detail", len(fast.Trace.Spans), len(slow.Trace.Spans))
+				}
+				if !reflect.DeepEqual(fast, slow) {
+					t.Fatalf("fast-forwarded run differs from the detailed run:\nfast %+v\nslow %+v", brief(fast), brief(slow))
+				}
+				share := float64(st.Time) / float64(sim.Time(slow.TotalMS*float64(sim.Millisecond)))
+				t.Logf("%d spans; skipped %.0f%% of the run in %d jumps", len(slow.Trace.Spans), 100*share, st.Skips)
+			})
+		}
+	}
+}
+
 // TestFastForwardStopsBeforeBoundary: a jump must end strictly before the
 // next event that does not move with the period. Here, skipping as far as
 // the boundary allows lands a task on its loop head at the very instant of

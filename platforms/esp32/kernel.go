@@ -50,6 +50,9 @@ type cpuState struct {
 	// vTaskSwitchContext releases xKernelLock, and this tick would have
 	// time-sliced; finishSwitch owes the slice when the task becomes ready.
 	sliceOwed bool
+	// traced is the task whose trace span on this core is open: the one
+	// switched in last (saveContext), while a trace records.
+	traced *TCB
 	// owed is instruction cycles of the running code not yet simulated;
 	// they are run (as one Compute) before the next access to shared
 	// memory, interrupt-level change or switch, so that straight-line

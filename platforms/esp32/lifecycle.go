@@ -74,6 +74,7 @@ func (k *Kernel) Start() error {
 		pc.cur = next
 		pc.switchedIn = k.E.Now()
 		next.lastIn = k.E.Now()
+		pc.traced = next
 		pc.core.Start(next.Proc)
 		if err := pc.tick.Periodic(period, k.E.Now()+period); err != nil {
 			return err

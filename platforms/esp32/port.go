@@ -25,6 +25,9 @@ type PortMux struct {
 	owner int // core holding it, -1 when free (mirror of the word)
 	count int
 	since sim.Time // when the holder took it, for trace spans
+	// traced is the core whose span of holding it is open, -1 if none:
+	// from the acquire to the span's end, after the releasing store.
+	traced int
 	// spinFrom is when each core began spinning on it.
 	spinFrom [NumCores]sim.Time
 	// Statistics: acquisitions, those that found it held, time spun.
@@ -47,7 +50,7 @@ func (k *Kernel) NewPortMux(name string, align uint64) *PortMux {
 func (k *Kernel) portMuxAt(name string, addr sim.Addr) *PortMux {
 	k.SoC.Mem.Poke(addr, spinlockFree)
 	k.SoC.Mem.Name(addr, portMuxBytes, name) // a deadlock report names the mux, not only its address
-	m := &PortMux{Name: name, Addr: addr, owner: -1}
+	m := &PortMux{Name: name, Addr: addr, owner: -1, traced: -1}
 	k.muxes = append(k.muxes, m)
 	return m
 }
@@ -97,7 +100,7 @@ func (k *Kernel) enterCritical(p *sim.Proc, m *PortMux) {
 			// Taken by a CAS whose stall has not ended (the mirror lags).
 			p.SpinCAS(m.Addr, spinlockFree, coreIDRegval[c], k.cfg.SpinLoop)
 		}
-		m.owner, m.count, m.since = c, 1, p.Now()
+		m.owner, m.count, m.since, m.traced = c, 1, p.Now(), c
 		if k.cfg.Asserts {
 			// spinlock.h (v5.1), on success: assert(lock->owner == core_id).
 			k.load(p, m.Addr)
@@ -153,6 +156,7 @@ func (k *Kernel) release(p *sim.Proc, m *PortMux) bool {
 		k.store(p, m.Addr, spinlockFree)
 		if tr := k.E.Trace; tr != nil {
 			tr.Add(sim.Span{Core: c, Lane: "lock", Label: m.Name, Start: m.since, End: p.Now()})
+			m.traced = -1
 		}
 	}
 	pc := &k.cpu[c]

@@ -215,6 +215,22 @@ func (k *Kernel) saveContext(p *sim.Proc, c int, from, to *TCB) {
 	if tr := k.E.Trace; tr != nil {
 		tr.Add(sim.Span{Core: c, Lane: "task", Label: from.Name, Start: from.lastIn, End: p.Now()})
 		to.lastIn = p.Now()
+		k.cpu[c].traced = to
+	}
+}
+
+// OpenSpans reports the trace spans begun and not yet added: each core's
+// running task and each spinlock held (sim.TraceSpanner).
+func (k *Kernel) OpenSpans(now sim.Time, add func(sim.Span)) {
+	for c := range k.cpu {
+		if t := k.cpu[c].traced; t != nil {
+			add(sim.Span{Core: c, Lane: "task", Label: t.Name, Start: t.lastIn, End: now})
+		}
+	}
+	for _, m := range k.muxes {
+		if m.traced >= 0 {
+			add(sim.Span{Core: m.traced, Lane: "lock", Label: m.Name, Start: m.since, End: now})
+		}
 	}
 }
 

@@ -231,6 +231,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	if opt.Trace {
 		from := sim.Time(wp.Get(KeyTraceFrom) * float64(sim.Millisecond))
 		e.Trace = sim.NewTrace(from, from+sim.Time(wp.Get(KeyTraceSpan)*float64(sim.Millisecond)), platforms.MaxTraceSpans)
+		e.SealTrace(k) // so that fast-forward may skip after the window
 	}
 	k.startPeripheral(wp.Get(KeyPeriphHz), int64(wp.Get(KeyPeriphISR)))
 	if err := k.Start(); err != nil {
