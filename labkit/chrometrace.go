@@ -49,62 +49,64 @@ func WriteChromeTrace(w io.Writer, res *Result) error {
 		return err
 	}
 	fmt.Fprintf(bw, "{\"displayTimeUnit\":\"ns\",\"otherData\":%s,\"traceEvents\":[\n", head)
+	// Events are written one per line; spans, which may number millions,
+	// by appending to one buffer, with each label and lane quoted once.
 	first := true
-	event := func(v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
+	quoted := map[string][]byte{}
+	quote := func(s string) []byte {
+		q, ok := quoted[s]
+		if !ok {
+			q, _ = json.Marshal(s) // a string always marshals
+			quoted[s] = q
 		}
+		return q
+	}
+	write := func(b []byte) {
 		if !first {
 			bw.WriteString(",\n")
 		}
 		first = false
-		_, err = bw.Write(b)
+		bw.Write(b) // a write error stays in bw, for Flush
+	}
+	meta := func(name string, pid, tid int, key string, v any) error {
+		m := struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			Pid  int            `json:"pid"`
+			Tid  int            `json:"tid,omitempty"`
+			Args map[string]any `json:"args"`
+		}{name, "M", pid, tid, map[string]any{key: v}}
+		b, err := json.Marshal(m)
+		write(b)
 		return err
 	}
-	type meta struct {
-		Name string         `json:"name"`
-		Ph   string         `json:"ph"`
-		Pid  int            `json:"pid"`
-		Tid  int            `json:"tid,omitempty"`
-		Args map[string]any `json:"args"`
-	}
-	type span struct {
-		Name string          `json:"name"`
-		Cat  string          `json:"cat"`
-		Ph   string          `json:"ph"`
-		Pid  int             `json:"pid"`
-		Tid  int             `json:"tid"`
-		Ts   json.RawMessage `json:"ts"`
-		Dur  json.RawMessage `json:"dur"`
-	}
+	var buf []byte
 	for i, r := range runs {
 		pid := i + 1
 		name := fmt.Sprintf("%s, seed %d", r.Variant, r.Seed)
 		if res.Experiment.NumPoints() > 1 {
 			name = fmt.Sprintf("%s, %s, seed %d", r.Variant, pointLabel(res.Experiment.Point(r.Point)), r.Seed)
 		}
-		if err := event(meta{"process_name", "M", pid, 0, map[string]any{"name": name}}); err != nil {
-			return err
-		}
-		if err := event(meta{"process_sort_index", "M", pid, 0, map[string]any{"sort_index": pid}}); err != nil {
+		if err := cmp.Or(meta("process_name", pid, 0, "name", name), meta("process_sort_index", pid, 0, "sort_index", pid)); err != nil {
 			return err
 		}
 		lanes, idx := traceLanes(r.Trace)
 		for j, l := range lanes {
 			tid := j + 1
-			if err := event(meta{"thread_name", "M", pid, tid, map[string]any{"name": fmt.Sprintf("core %d %s", l.core, l.lane)}}); err != nil {
-				return err
-			}
-			if err := event(meta{"thread_sort_index", "M", pid, tid, map[string]any{"sort_index": tid}}); err != nil {
+			if err := cmp.Or(meta("thread_name", pid, tid, "name", fmt.Sprintf("core %d %s", l.core, l.lane)),
+				meta("thread_sort_index", pid, tid, "sort_index", tid)); err != nil {
 				return err
 			}
 		}
 		for _, s := range r.Trace.Spans {
 			start := nanos(s.Start)
-			if err := event(span{s.Label, s.Lane, "X", pid, idx[traceLane{s.Core, s.Lane}] + 1, micros(start), micros(nanos(s.End) - start)}); err != nil {
-				return err
-			}
+			buf = append(append(append(buf[:0], `{"name":`...), quote(s.Label)...), `,"cat":`...)
+			buf = append(append(buf, quote(s.Lane)...), `,"ph":"X","pid":`...)
+			buf = append(strconv.AppendInt(buf, int64(pid), 10), `,"tid":`...)
+			buf = append(strconv.AppendInt(buf, int64(idx[traceLane{s.Core, s.Lane}]+1), 10), `,"ts":`...)
+			buf = append(appendMicros(buf, start), `,"dur":`...)
+			buf = append(appendMicros(buf, nanos(s.End)-start), '}')
+			write(buf)
 		}
 	}
 	bw.WriteString("\n]}\n")
@@ -143,16 +145,17 @@ func traceLanes(tr *sim.Trace) ([]traceLane, map[traceLane]int) {
 // viewers.
 func nanos(t sim.Time) int64 { return (int64(t) + int64(sim.Nanosecond)/2) / int64(sim.Nanosecond) }
 
-// micros writes ns nanoseconds as an exact decimal count of microseconds,
-// the unit of the format's times: "1.5" for 1500.
-func micros(ns int64) json.RawMessage {
-	b := strconv.AppendInt(nil, ns/1000, 10)
+// appendMicros appends ns nanoseconds as an exact decimal count of
+// microseconds, the unit of the format's times: "1.5" for 1500.
+func appendMicros(b []byte, ns int64) []byte {
+	b = strconv.AppendInt(b, ns/1000, 10)
 	if f := ns % 1000; f != 0 {
-		frac := strconv.AppendInt(nil, f+1000, 10)[1:] // 3 digits, zero-padded
-		for frac[len(frac)-1] == '0' {
-			frac = frac[:len(frac)-1]
+		frac := [3]byte{byte('0' + f/100), byte('0' + f/10%10), byte('0' + f%10)}
+		n := 3
+		for frac[n-1] == '0' {
+			n--
 		}
-		b = append(append(b, '.'), frac...)
+		b = append(append(b, '.'), frac[:n]...)
 	}
 	return b
 }

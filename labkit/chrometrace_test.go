@@ -138,3 +138,23 @@ func ExampleWriteChromeTrace() {
 	// {"name":"wfe","cat":"state","ph":"X","pid":1,"tid":1,"ts":1.5,"dur":2.5}
 	// ]}
 }
+
+// BenchmarkWriteChromeTrace writes a run of 200,000 spans (a full trace) on
+// 16 cores' state and lock lanes.
+func BenchmarkWriteChromeTrace(b *testing.B) {
+	tr := sim.NewTrace(0, sim.Second, 200_000)
+	labels := []string{"exec", "wfe", "spin", "irq", "hold lock 0", "wait"}
+	for i := range 200_000 {
+		t := sim.Time(i) * 4123 * sim.Picosecond
+		tr.Add(sim.Span{Core: i % 16, Lane: []string{"state", "lock"}[i/16%2], Label: labels[i%len(labels)], Start: t, End: t + 3999})
+	}
+	res := &Result{Experiment: platforms.Experiment{Name: "demo", Seed: 1}, Hash: "h", Runs: []Run{{Variant: "wfe", Seed: 7, Trace: tr}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		var buf bytes.Buffer
+		if err := WriteChromeTrace(&buf, res); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(buf.Len()))
+	}
+}
