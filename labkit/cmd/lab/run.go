@@ -38,7 +38,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.runs, "runs", false, "with -json: also list every run with its seed and metric values")
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per run to this file (- for stdout)")
 	fs.StringVar(&f.report, "o", "", "write a self-contained HTML report to this file")
-	fs.StringVar(&f.trace, "trace", "", "record repeat 0 of every variant and sweep point and write the timelines to this file, in the Trace Event Format that Perfetto (ui.perfetto.dev) opens (gzipped when FILE ends in .gz); the runs are computed again, not read from or written to the store")
+	fs.StringVar(&f.trace, "trace", "", "record repeat 0 of every variant and sweep point and write every core's timeline to `FILE` in the Trace Event Format, which Perfetto (ui.perfetto.dev) opens (gzipped when FILE ends in .gz); the runs are computed again and not stored")
 	fs.StringVar(&f.shard, "shard", "", "compute share i/n of the runs and write a partial result file")
 	fs.StringVar(&f.result, "result", "", "result file to read and write instead of the store (resumed from FILE.journal)")
 	fs.StringVar(&f.dir, "results", "", "result store directory (default $SYNCLAB_RESULTS, data/results in the repository, else the user cache)")
