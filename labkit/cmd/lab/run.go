@@ -38,7 +38,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.runs, "runs", false, "with -json: also list every run with its seed and metric values")
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per run to this file (- for stdout)")
 	fs.StringVar(&f.report, "o", "", "write a self-contained HTML report to this file")
-	fs.StringVar(&f.trace, "trace", "", "record repeat 0 of every variant and sweep point and write every core's timeline to `FILE` in the Trace Event Format, which Perfetto (ui.perfetto.dev) opens (gzipped when FILE ends in .gz); the runs are computed again and not stored")
+	fs.StringVar(&f.trace, "trace", "", "record repeat 0 of every variant and sweep point and write every core's timeline to `FILE` (- for stdout) in the Trace Event Format, which Perfetto (ui.perfetto.dev) opens (gzipped when FILE ends in .gz); the runs are computed again and not stored")
 	fs.StringVar(&f.shard, "shard", "", "compute share i/n of the runs and write a partial result file")
 	fs.StringVar(&f.result, "result", "", "result file to read and write instead of the store (resumed from FILE.journal)")
 	fs.StringVar(&f.dir, "results", "", "result store directory (default $SYNCLAB_RESULTS, data/results in the repository, else the user cache)")
@@ -141,10 +141,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if f.trace != "" {
-		if err := writeTrace(f.trace, res); err != nil {
+		if err := writeTrace(stdout, f.trace, res); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "trace written to %s (open it in ui.perfetto.dev)\n", f.trace)
+		if f.trace != "-" {
+			fmt.Fprintf(stderr, "trace written to %s (open it in ui.perfetto.dev)\n", f.trace)
+		}
 	}
 	switch {
 	case f.asJSON:
@@ -153,16 +155,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := doc.WriteJSON(stdout); err != nil {
 			return err
 		}
-	case f.csv != "-":
+	case f.csv != "-" && f.trace != "-":
 		printResult(stdout, res, wall)
 	}
 	return runErr
 }
 
-// writeTrace writes res's traces to path (lab run -trace), gzipped when the
-// name ends in .gz: the JSON runs to hundreds of megabytes for a sweep, and
-// Perfetto opens the compressed file as it is.
-func writeTrace(path string, res *labkit.Result) error {
+// writeTrace writes res's traces to path (lab run -trace; - for stdout),
+// gzipped when the name ends in .gz: the JSON runs to hundreds of megabytes
+// for a sweep, and Perfetto opens the compressed file as it is.
+func writeTrace(stdout io.Writer, path string, res *labkit.Result) error {
+	if path == "-" {
+		return labkit.WriteChromeTrace(stdout, res)
+	}
 	var b bytes.Buffer
 	var w io.Writer = &b
 	var zw *gzip.Writer
@@ -193,9 +198,11 @@ func (f runFlags) check() error {
 		return badInput("-runs lists the runs in the JSON output: add -json")
 	case f.asJSON && f.csv == "-":
 		return badInput("-json and -csv - both write stdout: give -csv a file")
+	case f.trace == "-" && (f.asJSON || f.csv == "-"):
+		return badInput("-trace - writes the trace to stdout, and so does -json or -csv -: give -trace a file")
 	}
 	for _, out := range []struct{ flag, path string }{{"-o", f.report}, {"-csv", f.csv}, {"-result", f.result}, {"-trace", f.trace}} {
-		if out.path == "" || out.path == "-" && out.flag == "-csv" {
+		if out.path == "" || out.path == "-" && (out.flag == "-csv" || out.flag == "-trace") {
 			continue
 		}
 		if err := labkit.CheckOutput(out.path); err != nil {

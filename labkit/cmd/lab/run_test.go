@@ -289,6 +289,17 @@ func TestRunTrace(t *testing.T) {
 		t.Errorf("%s: gunzipped (error %v) differs from the plain trace of the same runs", gz, err)
 	}
 
+	code, out, stderr = runCLI(t, "run", "rk3399-spinlock-wait", "-variant", "wfe", "-variant", "wfi", "-repeats", "2", "-trace", "-")
+	if code != 0 || out != string(b) {
+		t.Errorf("-trace -: exit %d, stdout %d bytes, want the %d of the file alone\nstderr: %s", code, len(out), len(b), stderr)
+	}
+	for _, other := range [][]string{{"-json"}, {"-csv", "-"}} {
+		code, out, stderr = runCLI(t, append([]string{"run", "rk3399-spinlock-wait", "-trace", "-"}, other...)...)
+		if code != 2 || out != "" || !strings.Contains(stderr, "-trace - writes the trace to stdout") {
+			t.Errorf("-trace - %v: exit %d, stdout %q, stderr %s; want it refused", other, code, out, stderr)
+		}
+	}
+
 	none := filepath.Join(t.TempDir(), "none.json")
 	code, out, stderr = runCLI(t, "run", "rk3399-pingpong", "-trace", none)
 	if code != 2 || out != "" || !strings.Contains(stderr, "rk3399-pingpong records no trace") || !strings.Contains(stderr, "rk3399-spinlock-wait") {
