@@ -48,7 +48,9 @@ func WriteChromeTrace(w io.Writer, res *Result) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(bw, "{\"displayTimeUnit\":\"ns\",\"otherData\":%s,\"traceEvents\":[\n", head)
+	// No displayTimeUnit: older Perfetto versions read "ns" there as the
+	// unit of every time (trace_processor's json_display_time_unit stat).
+	fmt.Fprintf(bw, "{\"otherData\":%s,\"traceEvents\":[\n", head)
 	// Events are written one per line; spans, which may number millions,
 	// by appending to one buffer, with each label and lane quoted once.
 	first := true

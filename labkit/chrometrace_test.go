@@ -45,10 +45,12 @@ func TestWriteChromeTrace(t *testing.T) {
 	if err := WriteChromeTrace(&b, traceResult()); err != nil {
 		t.Fatal(err)
 	}
+	if bytes.Contains(b.Bytes(), []byte("displayTimeUnit")) {
+		t.Error(`the file sets displayTimeUnit, which older Perfetto versions take as the unit of "ts" and "dur"`)
+	}
 	var doc struct {
-		DisplayTimeUnit string         `json:"displayTimeUnit"`
-		OtherData       map[string]any `json:"otherData"`
-		TraceEvents     []struct {
+		OtherData   map[string]any `json:"otherData"`
+		TraceEvents []struct {
 			Name, Cat, Ph string
 			Pid, Tid      int
 			Ts, Dur       json.Number
@@ -60,8 +62,8 @@ func TestWriteChromeTrace(t *testing.T) {
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("not JSON: %v", err)
 	}
-	if doc.DisplayTimeUnit != "ns" || doc.OtherData["experiment"] != "demo" || doc.OtherData["hash"] != "h" {
-		t.Errorf("header: unit %q, otherData %v", doc.DisplayTimeUnit, doc.OtherData)
+	if doc.OtherData["experiment"] != "demo" || doc.OtherData["hash"] != "h" || doc.OtherData["clock"] != "simulated" {
+		t.Errorf("header: otherData %v", doc.OtherData)
 	}
 	var spans, names []string
 	for _, ev := range doc.TraceEvents {
@@ -130,7 +132,7 @@ func ExampleWriteChromeTrace() {
 		panic(err)
 	}
 	// Output:
-	// {"displayTimeUnit":"ns","otherData":{"experiment":"demo","hash":"h","seed":1,"clock":"simulated"},"traceEvents":[
+	// {"otherData":{"experiment":"demo","hash":"h","seed":1,"clock":"simulated"},"traceEvents":[
 	// {"name":"process_name","ph":"M","pid":1,"args":{"name":"wfe, seed 7"}},
 	// {"name":"process_sort_index","ph":"M","pid":1,"args":{"sort_index":1}},
 	// {"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"core 0 state"}},
