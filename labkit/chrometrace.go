@@ -83,6 +83,7 @@ func WriteChromeTrace(w io.Writer, res *Result) error {
 		return err
 	}
 	var buf []byte
+	tids := 0 // thread ids are unique across the file, as a viewer may assume
 	for i, r := range runs {
 		pid := i + 1
 		name := fmt.Sprintf("%s, seed %d", r.Variant, r.Seed)
@@ -93,10 +94,12 @@ func WriteChromeTrace(w io.Writer, res *Result) error {
 			return err
 		}
 		lanes, idx := traceLanes(r.Trace)
+		tid0 := tids + 1 // the thread id of lanes[0]
+		tids += len(lanes)
 		for j, l := range lanes {
-			tid := j + 1
+			tid := tid0 + j
 			if err := cmp.Or(meta("thread_name", pid, tid, "name", fmt.Sprintf("core %d %s", l.core, l.lane)),
-				meta("thread_sort_index", pid, tid, "sort_index", tid)); err != nil {
+				meta("thread_sort_index", pid, tid, "sort_index", j+1)); err != nil {
 				return err
 			}
 		}
@@ -105,7 +108,7 @@ func WriteChromeTrace(w io.Writer, res *Result) error {
 			buf = append(append(append(buf[:0], `{"name":`...), quote(s.Label)...), `,"cat":`...)
 			buf = append(append(buf, quote(s.Lane)...), `,"ph":"X","pid":`...)
 			buf = append(strconv.AppendInt(buf, int64(pid), 10), `,"tid":`...)
-			buf = append(strconv.AppendInt(buf, int64(idx[traceLane{s.Core, s.Lane}]+1), 10), `,"ts":`...)
+			buf = append(strconv.AppendInt(buf, int64(tid0+idx[traceLane{s.Core, s.Lane}]), 10), `,"ts":`...)
 			buf = append(appendMicros(buf, start), `,"dur":`...)
 			buf = append(appendMicros(buf, nanos(s.End)-start), '}')
 			write(buf)

@@ -85,7 +85,7 @@ func TestWriteChromeTrace(t *testing.T) {
 		"run state 2 1 @1/3",
 		"run state 0 3 @1/2", // 3 µs and 1 ps
 		"held lock 0.5 0.2 @1/1",
-		"wfi state 0 1 @2/1",
+		"wfi state 0 1 @2/4",
 	}
 	wantNames := []string{
 		"process_name 1/0 wfe, hz=100, seed 1",
@@ -93,7 +93,7 @@ func TestWriteChromeTrace(t *testing.T) {
 		"thread_name 1/2 core 0 state",
 		"thread_name 1/3 core 1 state",
 		"process_name 2/0 wfe, hz=250, seed 2",
-		"thread_name 2/1 core 3 state",
+		"thread_name 2/4 core 3 state",         // thread ids unique across processes
 		"process_name 3/0 wfi, hz=100, seed 3", // traced, no span in the window
 	}
 	if strings.Join(spans, "\n") != strings.Join(wantSpans, "\n") {
