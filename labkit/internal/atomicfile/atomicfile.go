@@ -5,9 +5,11 @@
 package atomicfile
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -107,6 +109,16 @@ const writeChunk = 4 << 20
 // removes the temporary files that processes killed while writing left in
 // the directory.
 func Write(ctx context.Context, path string, b []byte, perm os.FileMode) error {
+	return WriteFunc(ctx, path, perm, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// WriteFunc is Write with the content written by fill, through a buffer,
+// straight to the temporary file: for content too large to build in memory
+// first. An error from fill leaves path as it was.
+func WriteFunc(ctx context.Context, path string, perm os.FileMode, fill func(w io.Writer) error) error {
 	if err := checkTarget(path); err != nil {
 		return err
 	}
@@ -124,12 +136,12 @@ func Write(ctx context.Context, path string, b []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: create a file in %s: %w", path, dir, err)
 	}
 	defer os.Remove(f.Name()) // no-op after a successful rename
-	for len(b) > 0 && err == nil {
-		if err = ctx.Err(); err == nil {
-			n := min(len(b), writeChunk)
-			_, err = f.Write(b[:n])
-			b = b[n:]
-		}
+	bw := bufio.NewWriterSize(ctxWriter{ctx, f}, 1<<20)
+	if err = ctx.Err(); err == nil {
+		err = fill(bw)
+	}
+	if err == nil {
+		err = bw.Flush()
 	}
 	if err == nil {
 		err = f.Chmod(perm) // the file was created 0600
@@ -151,6 +163,29 @@ func Write(ctx context.Context, path string, b []byte, perm os.FileMode) error {
 	}
 	SyncDir(dir) // make the rename durable
 	return nil
+}
+
+// ctxWriter writes to w in pieces of at most writeChunk bytes, and stops
+// with ctx's error once ctx is cancelled.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		if err := c.ctx.Err(); err != nil {
+			return n, err
+		}
+		m, err := c.w.Write(b[:min(len(b), writeChunk)])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		b = b[m:]
+	}
+	return n, nil
 }
 
 // SyncDir syncs a directory so that entries created, renamed or removed in

@@ -1,9 +1,11 @@
 package atomicfile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,4 +176,52 @@ func names(t *testing.T, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// WriteFunc streams what fill writes to the file; a fill that fails, or a
+// context cancelled while it writes, leaves the file as it was and no
+// temporary file behind.
+func TestWriteFunc(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace.json")
+	big := bytes.Repeat([]byte("0123456789abcdef"), 3*writeChunk/16+5) // past the buffer and a chunk
+	if err := WriteFunc(context.Background(), path, 0o644, func(w io.Writer) error {
+		for i := 0; i < len(big); i += 1000 {
+			if _, err := w.Write(big[i:min(i+1000, len(big))]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, big) {
+		t.Fatalf("the file holds %d bytes, want the %d written", len(b), len(big))
+	}
+	boom := errors.New("boom")
+	ctx, cancel := context.WithCancel(context.Background())
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		fill func(w io.Writer) error
+		want error
+	}{
+		{"fill fails", context.Background(), func(w io.Writer) error { w.Write([]byte("partial")); return boom }, boom},
+		{"cancelled while writing", ctx, func(w io.Writer) error {
+			w.Write([]byte("partial"))
+			cancel()
+			_, err := w.Write(big) // larger than the buffer: reaches the file
+			return err
+		}, context.Canceled},
+	} {
+		if err := WriteFunc(c.ctx, path, 0o644, c.fill); !errors.Is(err, c.want) {
+			t.Errorf("%s: error %v, want %v", c.name, err, c.want)
+		}
+		if b, _ := os.ReadFile(path); !bytes.Equal(b, big) {
+			t.Errorf("%s: the file changed (%d bytes)", c.name, len(b))
+		}
+		if got := names(t, dir); !slices.Equal(got, []string{"trace.json"}) {
+			t.Errorf("%s: %s holds %v, want trace.json only", c.name, dir, got)
+		}
+	}
 }
