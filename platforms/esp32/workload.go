@@ -195,8 +195,8 @@ func (w *csWorkload) notifyTask(t *TCB, next *TCB) {
 	w.finished = max(w.finished, t.Now())
 }
 
-// RunOptions say how RunCriticalSection or a scenario (RunPriorityInversion)
-// runs; none changes its results.
+// RunOptions say how RunCriticalSection or a scenario (RunPriorityInversion,
+// RunNotifyUnblock) runs; none changes its results.
 type RunOptions struct {
 	// Trace records core states, tasks and locks in the trace window (a
 	// scenario's: the whole run).
