@@ -234,11 +234,21 @@ func longestFirst(notebooks []string) []int {
 // no cell, so starting the notebook again is safe.
 const startAttempts = 3
 
-// execute runs the prepared notebook in into dir/executed.ipynb, with the kernel's session records
+// execute runs the prepared notebook in into out/executed.ipynb, with the kernel's session records
 // in session; it starts it again (saying so to note) while its kernel dies before it answers.
+//
+// The kernel's TMPDIR is out/tmp, which goes with out. GoNB makes a pair of named pipes there
+// for every cell it runs, and it sometimes leaves them behind: when a cell's program ends before
+// GoNB's goroutine opens the pipe, the goroutine that would remove it blocks opening the other
+// end (internal/jpyexec/namedpipes.go in janpfeifer/gonb v0.11.5). In the system's /tmp they
+// piled up with every export.
 func execute(ctx context.Context, tools Tools, dir, in, out, session string, note func(string)) (string, error) {
+	tmp := filepath.Join(out, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return "", err
+	}
 	for attempt := 1; ; attempt++ {
-		log, err := nbconvert(ctx, tools, dir, in, true, []string{SessionEnv + "=" + session},
+		log, err := nbconvert(ctx, tools, dir, in, true, []string{SessionEnv + "=" + session, "TMPDIR=" + tmp},
 			"--to", "notebook", "--output-dir", out, "--output", "executed")
 		if err == nil || ctx.Err() != nil || !diedStarting(log) || attempt == startAttempts {
 			return log, err

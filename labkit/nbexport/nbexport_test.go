@@ -390,6 +390,7 @@ func TestExport(t *testing.T) {
 		// go.mod's pin from the module cache (the kernel's GOPROXY), not ask the proxy for latest.
 		code("%%\ndefer gonbui.Sync()\ngonbui.DisplayHTML(\"<b>from pinned gonbui</b>\")"),
 		code("import \"os\"\n\n%%\nwd, _ := os.Getwd()\nfmt.Println(\"cwd:\", wd)"),
+		code("%%\nfmt.Printf(\"tmp: %s.\\n\", os.TempDir())"),
 	)
 	before, err := os.ReadDir(dir)
 	if err != nil {
@@ -402,6 +403,15 @@ func TestExport(t *testing.T) {
 	}
 	if after, err := os.ReadDir(dir); err != nil || len(after) != len(before) {
 		t.Errorf("the notebook's folder had %d entries before the export and %v after (%v)", len(before), after, err)
+	}
+	// The kernel's temporary files (GoNB's cell modules and named pipes) go in a folder of the
+	// export's own, which goes with it.
+	if m := regexp.MustCompile(`tmp: (\S+)\.`).FindStringSubmatch(s); m == nil {
+		t.Error("the kernel's temporary folder is missing from the report")
+	} else if tmp := m[1]; tmp == os.TempDir() || !strings.HasPrefix(tmp, os.TempDir()) {
+		t.Errorf("the kernel's temporary folder is %s, want a private one inside %s", tmp, os.TempDir())
+	} else if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the kernel's temporary folder %s outlived the export (stat: %v)", tmp, err)
 	}
 	if !strings.Contains(s, "<title>Small</title>") {
 		t.Error("the page's title is not the notebook's")
