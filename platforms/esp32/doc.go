@@ -23,7 +23,9 @@
 //     context switches, the tick.
 //   - lifecycle.go: task creation, the scheduler start with its idle tasks,
 //     and a task's deletion at its end.
-//   - queue.go: queue.c's semaphores and mutexes, priority inheritance.
+//   - queue.go: queue.c's semaphores and mutexes, priority inheritance;
+//     msgqueue.go: its message queues (xQueueSend, xQueueReceive,
+//     xQueueSendFromISR).
 //   - notify.go: task notifications, and the calls a task's code makes.
 //   - blame.go and snapshot.go: attribution of interrupt latency, and the
 //     kernel's state for fast-forward.

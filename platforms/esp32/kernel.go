@@ -89,6 +89,8 @@ type Kernel struct {
 	// muxes and sems list the spinlocks and semaphores, for Snapshot.
 	muxes []*PortMux
 	sems  []*Semaphore
+	// queues lists the message queues, for Snapshot.
+	queues []*Queue
 	// notifyAlign is the boundary of each new TCB's notification words
 	// (AlignNotifications).
 	notifyAlign uint64
@@ -261,6 +263,12 @@ func (k *Kernel) guardedLoad(p *sim.Proc, a sim.Addr) uint64 {
 func (k *Kernel) guardedStore(p *sim.Proc, a sim.Addr, v uint64) {
 	k.cpu[coreID(p)].owed += k.guardCycles
 	k.SoC.Mem.Poke(a, v)
+}
+
+// guarded charges n accesses to words that the model keeps in Go, such as
+// a queue's items, at the cost of guardedLoad's.
+func (k *Kernel) guarded(p *sim.Proc, n int64) {
+	k.cpu[coreID(p)].owed += n * k.guardCycles
 }
 
 // boundary runs the owed cycles, then takes the interrupts deliverable at

@@ -107,8 +107,8 @@ func TestStaticQueueBytes(t *testing.T) {
 	// The members the model touches, at FreeRTOS.h's offsets: after
 	// pcHead, pcWriteTo and u (16 bytes) come the two 20-byte lists,
 	// then uxMessagesWaiting; xQueueLock ends the struct.
-	if waiters, count, lock, _ := queueLayout(IDFQueueConfig); waiters != 36 || count != 56 || lock != 76 {
-		t.Errorf("queueLayout: xTasksWaitingToReceive at %d, uxMessagesWaiting at %d, xQueueLock at %d; want 36, 56 and 76", waiters, count, lock)
+	if o := queueLayout(IDFQueueConfig); o.sendWaiters != 16 || o.recvWaiters != 36 || o.count != 56 || o.lock != 76 {
+		t.Errorf("queueLayout: xTasksWaitingToSend at %d, xTasksWaitingToReceive at %d, uxMessagesWaiting at %d, xQueueLock at %d; want 16, 36, 56 and 76", o.sendWaiters, o.recvWaiters, o.count, o.lock)
 	}
 	want := map[string]int{VariantMutex: 84, VariantBinary: 84, VariantCritical: portMuxBytes, VariantNotify: 0}
 	for v, bytes := range want {

@@ -46,27 +46,32 @@ var IDFQueueConfig = QueueConfig{QueueSets: true}
 // each member at its alignment, the size rounded to the largest one), with
 // configSUPPORT_STATIC_ALLOCATION and configSUPPORT_DYNAMIC_ALLOCATION both 1
 // and configUSE_LIST_DATA_INTEGRITY_CHECK_BYTES 0 (IDF's values).
-func StaticQueueBytes(c QueueConfig) int {
-	_, _, _, size := queueLayout(c)
-	return size
+func StaticQueueBytes(c QueueConfig) int { return queueLayout(c).size }
+
+// queueOffsets are the offsets in StaticQueue_t of the members the model
+// touches, and its size.
+type queueOffsets struct {
+	// sendWaiters and recvWaiters are the uxNumberOfItems of
+	// xTasksWaitingToSend and xTasksWaitingToReceive (listLIST_IS_EMPTY
+	// reads them), count is uxMessagesWaiting (a semaphore's count), lock
+	// xQueueLock.
+	sendWaiters, recvWaiters, count, lock, size int
 }
 
-// queueLayout lays out StaticQueue_t as StaticQueueBytes says and returns
-// the offsets of the members the model touches, xTasksWaitingToReceive's
-// uxNumberOfItems (listLIST_IS_EMPTY reads it), uxMessagesWaiting (a
-// semaphore's count) and xQueueLock, and the size.
-func queueLayout(c QueueConfig) (waiters, count, lock, size int) {
+// queueLayout lays out StaticQueue_t as StaticQueueBytes says.
+func queueLayout(c QueueConfig) queueOffsets {
 	var s cStruct
+	var o queueOffsets
 	s.add(4, 3*4) // void *pvDummy1[3]: pcHead, pcWriteTo and the first word of u
 	s.add(4, 4)   // union u's second word
 	// StaticList_t xDummy3[2], xTasksWaitingToSend then
 	// xTasksWaitingToReceive: uxNumberOfItems, pxIndex and a mini list
 	// item (xItemValue, pxNext, pxPrevious), 20 bytes each.
-	s.add(4, 4+4+3*4)
-	waiters = s.add(4, 4+4+3*4)
-	count = s.add(4, 3*4) // UBaseType_t uxDummy4[3]: uxMessagesWaiting, uxLength, uxItemSize
-	s.add(1, 2)           // uint8_t ucDummy5[2]: cRxLock, cTxLock
-	s.add(1, 1)           // ucStaticallyAllocated
+	o.sendWaiters = s.add(4, 4+4+3*4)
+	o.recvWaiters = s.add(4, 4+4+3*4)
+	o.count = s.add(4, 3*4) // UBaseType_t uxDummy4[3]: uxMessagesWaiting, uxLength, uxItemSize
+	s.add(1, 2)             // uint8_t ucDummy5[2]: cRxLock, cTxLock
+	s.add(1, 1)             // ucStaticallyAllocated
 	if c.QueueSets {
 		s.add(4, 4) // pxQueueSetContainer
 	}
@@ -74,8 +79,9 @@ func queueLayout(c QueueConfig) (waiters, count, lock, size int) {
 		s.add(4, 4) // uxQueueNumber
 		s.add(1, 1) // ucQueueType
 	}
-	lock = s.add(4, portMuxBytes) // portMUX_TYPE xQueueLock
-	return waiters, count, lock, s.bytes()
+	o.lock = s.add(4, portMuxBytes) // portMUX_TYPE xQueueLock
+	o.size = s.bytes()
+	return o
 }
 
 // cStruct lays out a C struct: members in order, each at a multiple of its
@@ -135,18 +141,20 @@ func (k *Kernel) NewSemaphore(name string, kind SemKind, maxCount, initial uint6
 	default:
 		return nil, fmt.Errorf("semaphore %q: unknown kind %d", name, kind)
 	}
-	waiters, count, lock, size := queueLayout(IDFQueueConfig)
-	a := k.SoC.Alloc(uint64(size), max(align, 8))
-	// Each member is the simulated 8-byte word it starts in.
-	word := func(offset int) sim.Addr { return a + sim.Addr(offset)&^7 }
-	s := &Semaphore{Name: name, Kind: kind, k: k, Addr: a, Bytes: size, max: maxCount,
-		countAddr: word(count), waitersAddr: word(waiters),
+	o := queueLayout(IDFQueueConfig)
+	a := k.SoC.Alloc(uint64(o.size), max(align, 8))
+	s := &Semaphore{Name: name, Kind: kind, k: k, Addr: a, Bytes: o.size, max: maxCount,
+		countAddr: memberWord(a, o.count), waitersAddr: memberWord(a, o.recvWaiters),
 		waitRecv: EventList{Name: name}, takeDesc: fmt.Sprintf("take %s %q", kind, name)}
-	s.Lock = k.portMuxAt(name+".xQueueLock", word(lock))
+	s.Lock = k.portMuxAt(name+".xQueueLock", memberWord(a, o.lock))
 	k.SoC.Mem.Poke(s.countAddr, initial)
 	k.sems = append(k.sems, s)
 	return s, nil
 }
+
+// memberWord is the simulated 8-byte word in which the member at offset of
+// the structure at a starts.
+func memberWord(a sim.Addr, offset int) sim.Addr { return a + sim.Addr(offset)&^7 }
 
 // Count returns uxSemaphoreGetCount without simulating an access.
 func (s *Semaphore) Count() uint64 { return s.k.SoC.Mem.Peek(s.countAddr) }
@@ -171,8 +179,7 @@ func (s *Semaphore) isMutex() bool { return s.Kind == Mutex || s.Kind == Recursi
 // the queue locked).
 func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 	p := t.Proc
-	entrySet := false
-	var deadline uint32
+	w := blockTime{ticks: ticks}
 	inherited := false
 	// Each round starts at a loop head (sim.Proc.Loop), with what it
 	// carries declared at the end of the previous one.
@@ -188,17 +195,8 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 			k.exitCritical(p, s.Lock)
 			return true
 		}
-		if ticks == 0 {
-			k.exitCritical(p, s.Lock)
-			return false
-		}
-		if !entrySet {
-			k.vTaskInternalSetTimeOutState(p)
-			deadline, entrySet = k.tickCount+ticks, true
-			t.timedOut = false
-		}
-		if k.xTaskCheckForTimeOut(p, t, ticks, deadline) {
-			// Timed out, the count still 0 under the same lock.
+		if k.giveUp(t, &w) {
+			// No wait, or timed out, the count still 0 under the same lock.
 			if inherited {
 				k.enterCritical(p, k.KernelLock)
 				k.vTaskPriorityDisinheritAfterTimeout(p, s)
@@ -212,19 +210,46 @@ func (k *Kernel) xQueueSemaphoreTake(t *TCB, s *Semaphore, ticks uint32) bool {
 			inherited = k.xTaskPriorityInherit(p, t, s.holder) || inherited
 			k.exitCritical(p, k.KernelLock)
 		}
-		wait := PortMaxDelay
-		if ticks != PortMaxDelay {
-			wait = deadline - k.tickCount
-		}
 		k.enterCritical(p, k.KernelLock) // vTaskPlaceOnEventList
-		k.block(p, t, &s.waitRecv, wait, s.takeDesc)
+		k.block(p, t, &s.waitRecv, w.left(k), s.takeDesc)
 		k.guardedStore(p, s.waitersAddr, uint64(s.waitRecv.Len()))
 		k.exitCritical(p, k.KernelLock)
 		k.yieldWithinAPI(p) // pending until the exit below
 		k.exitCritical(p, s.Lock)
-		p.Carry(uint64(deadline), b2u(entrySet), b2u(inherited))
+		p.Carry(uint64(w.deadline), b2u(w.set), b2u(inherited))
 	}
 	panic("unreachable")
+}
+
+// blockTime is the xTicksToWait of a blocking queue call and its xTimeOut:
+// the tick it ends at, once set.
+type blockTime struct {
+	ticks, deadline uint32
+	set             bool
+}
+
+// giveUp is what a queue call does when it finds it cannot go on, under
+// the object's lock: with no time to wait it gives up at once; else it
+// starts the timeout on its first round (vTaskInternalSetTimeOutState) and
+// gives up when xTaskCheckForTimeOut says it expired.
+func (k *Kernel) giveUp(t *TCB, w *blockTime) bool {
+	if w.ticks == 0 {
+		return true
+	}
+	if !w.set {
+		k.vTaskInternalSetTimeOutState(t.Proc)
+		w.deadline, w.set = k.tickCount+w.ticks, true
+		t.timedOut = false
+	}
+	return k.xTaskCheckForTimeOut(t.Proc, t, w.ticks, w.deadline)
+}
+
+// left is the xTicksToWait left to block for.
+func (w *blockTime) left(k *Kernel) uint32 {
+	if w.ticks == PortMaxDelay {
+		return PortMaxDelay
+	}
+	return w.deadline - k.tickCount
 }
 
 func b2u(b bool) uint64 {

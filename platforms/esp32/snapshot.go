@@ -4,8 +4,9 @@ import "synclab/sim"
 
 // Snapshot records the kernel's state for fast-forward (sim.Snapshotter):
 // per-core scheduler state, the ready, delayed and event lists, every task
-// control block, lock and semaphore, and the interrupt-blame log. Counters
-// and times move with the period; everything else must repeat exactly.
+// control block, lock, semaphore and queue (its items too), and the
+// interrupt-blame log. Counters and times move with the period; everything
+// else must repeat exactly.
 func (k *Kernel) Snapshot(s *sim.Snapshot) {
 	for i := range k.cpu {
 		pc := &k.cpu[i]
@@ -46,6 +47,9 @@ func (k *Kernel) Snapshot(s *sim.Snapshot) {
 		for _, t := range sem.waitRecv.tasks {
 			sim.Ident(s, t)
 		}
+	}
+	for _, q := range k.queues {
+		q.snapshot(s)
 	}
 	if b := k.blameLog; b != nil {
 		b.snapshot(s)

@@ -110,6 +110,9 @@ func (s *SoC) Alloc(size, align uint64) sim.Addr {
 	return s.alloc(&s.sramNext, SRAMBase+SRAMSize, size, align, "SRAM")
 }
 
+// SRAMFree returns the bytes of internal SRAM not allocated yet.
+func (s *SoC) SRAMFree() uint64 { return uint64(SRAMBase + SRAMSize - s.sramNext) }
+
 // AllocPSRAM is Alloc in external PSRAM (EXT_RAM_BSS_ATTR).
 func (s *SoC) AllocPSRAM(size, align uint64) sim.Addr {
 	return s.alloc(&s.psramNext, PSRAMBase+PSRAMSize, size, align, "PSRAM")
