@@ -25,7 +25,7 @@
 //     and a task's deletion at its end.
 //   - queue.go: queue.c's semaphores and mutexes, priority inheritance;
 //     msgqueue.go: its message queues (xQueueSend, xQueueReceive,
-//     xQueueSendFromISR).
+//     xQueuePeek, xQueueOverwrite, xQueueSendFromISR).
 //   - notify.go: task notifications, and the calls a task's code makes.
 //   - blame.go and snapshot.go: attribution of interrupt latency, and the
 //     kernel's state for fast-forward.

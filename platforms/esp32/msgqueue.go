@@ -76,29 +76,59 @@ func (k *Kernel) xQueueSendToBack(t *TCB, q *Queue, v uint64, ticks uint32) bool
 		if q.n == q.Length {
 			return false, false
 		}
-		return true, q.sendLocked(p, v)
+		return true, q.sendLocked(p, v, false)
+	})
+}
+
+// xQueueOverwrite puts v in q, a queue of one item, replacing the item if
+// there is one, so it never blocks (queue.c: xQueueGenericSend with
+// queueOVERWRITE, whose configASSERT wants uxLength 1): the mailbox pattern.
+func (k *Kernel) xQueueOverwrite(t *TCB, q *Queue, v uint64) {
+	if q.Length != 1 {
+		t.Proc.Fail(fmt.Errorf("xQueueOverwrite on queue %q of length %d: only a queue of one item can be overwritten", q.Name, q.Length))
+	}
+	k.queueRounds(t, q, 0, &q.waitSend, q.sendDesc, func(p *sim.Proc) (bool, bool) {
+		k.guarded(p, 1) // uxMessagesWaiting
+		return true, q.sendLocked(p, v, true)
 	})
 }
 
 // sendLocked is prvCopyDataToQueue and the wake-up of the first waiting
 // receiver, under q's xQueueLock, from a task or an ISR: it reports whether
-// the calling core should yield. Its body costs sem_give_body_cycles, the
-// same function's path for xSemaphoreGive, besides the copy's accesses.
-func (q *Queue) sendLocked(p *sim.Proc, v uint64) bool {
+// the calling core should yield. With overwrite, v replaces the oldest item
+// if there is one. Its body costs sem_give_body_cycles, the same function's
+// path for xSemaphoreGive, besides the copy's accesses.
+func (q *Queue) sendLocked(p *sim.Proc, v uint64, overwrite bool) bool {
 	k := q.k
 	k.work(p, k.cfg.GiveBody)
-	k.guarded(p, 3+2*q.copyWords()) // pcWriteTo read and advanced; memcpy; uxMessagesWaiting stored
-	q.items[(q.head+q.n)%q.Length] = v
-	q.n++
+	k.guarded(p, 3+2*q.copyWords()) // the write position read and moved; memcpy; uxMessagesWaiting stored
+	if overwrite && q.n > 0 {
+		q.items[q.head] = v
+	} else {
+		q.items[(q.head+q.n)%q.Length] = v
+		q.n++
+	}
 	return k.wakeFirst(p, &q.waitRecv)
 }
 
 // xQueueReceive takes the oldest item of q for the calling task t, blocking
 // up to ticks while q is empty; it reports the item and whether there was
 // one. The same rounds as xQueueSendToBack, with the two event lists'
-// roles swapped (queue.c, xQueueReceive); its body costs
-// sem_take_body_cycles, xQueueSemaphoreTake's path besides the copy.
+// roles swapped (queue.c, xQueueReceive).
 func (k *Kernel) xQueueReceive(t *TCB, q *Queue, ticks uint32) (uint64, bool) {
+	return k.receive(t, q, ticks, true)
+}
+
+// xQueuePeek reads the oldest item of q for the calling task t without
+// taking it, blocking up to ticks while q is empty. The item stays, so the
+// first other task waiting to receive is woken too (queue.c, xQueuePeek).
+func (k *Kernel) xQueuePeek(t *TCB, q *Queue, ticks uint32) (uint64, bool) {
+	return k.receive(t, q, ticks, false)
+}
+
+// receive is xQueueReceive, or xQueuePeek when take is false. Its body costs
+// sem_take_body_cycles, xQueueSemaphoreTake's path besides the copy.
+func (k *Kernel) receive(t *TCB, q *Queue, ticks uint32, take bool) (uint64, bool) {
 	var v uint64
 	ok := k.queueRounds(t, q, ticks, &q.waitRecv, q.recvDesc, func(p *sim.Proc) (bool, bool) {
 		k.guarded(p, 1) // uxMessagesWaiting > 0
@@ -106,8 +136,13 @@ func (k *Kernel) xQueueReceive(t *TCB, q *Queue, ticks uint32) (uint64, bool) {
 			return false, false
 		}
 		k.work(p, k.cfg.TakeBody)
-		k.guarded(p, 3+2*q.copyWords()) // pcReadFrom advanced; memcpy; uxMessagesWaiting stored
+		// pcReadFrom advanced (a peek saves and restores it); memcpy;
+		// uxMessagesWaiting stored (a peek: its saved position).
+		k.guarded(p, 3+2*q.copyWords())
 		v = q.items[q.head]
+		if !take {
+			return true, k.wakeFirst(p, &q.waitRecv)
+		}
 		q.head = (q.head + 1) % q.Length
 		q.n--
 		return true, k.wakeFirst(p, &q.waitSend)
@@ -174,7 +209,7 @@ func (k *Kernel) xQueueSendFromISR(p *sim.Proc, q *Queue, v uint64) (ok, woken b
 		k.exitCritical(p, q.Lock)
 		return false, false
 	}
-	woken = q.sendLocked(p, v)
+	woken = q.sendLocked(p, v, false)
 	k.exitCritical(p, q.Lock)
 	return true, woken
 }
@@ -188,6 +223,15 @@ func (t *TCB) QueueSend(q *Queue, v uint64, ticks uint32) bool {
 // QueueReceive is xQueueReceive(q, &v, ticks) by the calling task.
 func (t *TCB) QueueReceive(q *Queue, ticks uint32) (v uint64, ok bool) {
 	return t.k.xQueueReceive(t, q, ticks)
+}
+
+// QueueOverwrite is xQueueOverwrite(q, &v) by the calling task: q must hold
+// one item.
+func (t *TCB) QueueOverwrite(q *Queue, v uint64) { t.k.xQueueOverwrite(t, q, v) }
+
+// QueuePeek is xQueuePeek(q, &v, ticks) by the calling task.
+func (t *TCB) QueuePeek(q *Queue, ticks uint32) (v uint64, ok bool) {
+	return t.k.xQueuePeek(t, q, ticks)
 }
 
 // QueueSendFromISR is xQueueSendFromISR, for handlers (see

@@ -181,6 +181,71 @@ func TestQueueSendFromISR(t *testing.T) {
 	}
 }
 
+// xQueueOverwrite keeps the newest of its writes in a one-item queue,
+// never blocking, and wakes a waiting receiver; on a longer queue the run
+// fails naming the call and the queue.
+func TestQueueOverwrite(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	box, _ := k.NewQueue("box", 1, 4)
+	var got []uint64
+	var waiting []int
+	mustTask(t, k, "reader", 8, 1, func(tcb *TCB) {
+		v, _ := tcb.QueueReceive(box, PortMaxDelay) // blocks: the box is empty
+		got = append(got, v)
+		tcb.Delay(2)
+		v, _ = tcb.QueueReceive(box, 0)
+		got = append(got, v)
+	})
+	mustTask(t, k, "writer", 5, 0, func(tcb *TCB) {
+		tcb.Delay(1)
+		tcb.QueueOverwrite(box, 1) // wakes the reader
+		tcb.Delay(1)               // the reader has taken 1 and sleeps to tick 3
+		for v := range uint64(3) {
+			tcb.QueueOverwrite(box, 10+v)
+			waiting = append(waiting, box.MessagesWaiting())
+		}
+	})
+	run(t, e, k)
+	if want := []uint64{1, 12}; !slices.Equal(got, want) {
+		t.Errorf("the reader got %v, want %v", got, want)
+	}
+	if want := []int{1, 1, 1}; !slices.Equal(waiting, want) {
+		t.Errorf("items after each overwrite: %v, want %v", waiting, want)
+	}
+
+	e, k = newTestKernel(t, nil)
+	q, _ := k.NewQueue("q", 2, 4)
+	mustTask(t, k, "t", 5, 0, func(tcb *TCB) { tcb.QueueOverwrite(q, 1) })
+	if err := runErr(t, e, k); err == nil || !strings.Contains(err.Error(), `xQueueOverwrite on queue "q" of length 2`) {
+		t.Errorf("overwrite of a queue of 2: err %v, want it refused", err)
+	}
+}
+
+// xQueuePeek returns the oldest item and leaves it: a blocked peeker woken
+// by a send wakes the receiver behind it, which then takes the same item.
+func TestQueuePeek(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	q, _ := k.NewQueue("q", 4, 4)
+	var peeked, received uint64
+	var left int
+	mustTask(t, k, "peeker", 8, 0, func(tcb *TCB) { peeked, _ = tcb.QueuePeek(q, PortMaxDelay) })
+	mustTask(t, k, "receiver", 6, 1, func(tcb *TCB) {
+		received, _ = tcb.QueueReceive(q, PortMaxDelay)
+		left = q.MessagesWaiting()
+	})
+	mustTask(t, k, "sender", 5, 0, func(tcb *TCB) {
+		tcb.Delay(1)
+		if n := q.waitRecv.Len(); n != 2 {
+			t.Errorf("%d tasks waiting to receive, want 2", n)
+		}
+		tcb.QueueSend(q, 42, 0) // wakes the peeker only
+	})
+	run(t, e, k)
+	if peeked != 42 || received != 42 || left != 0 {
+		t.Errorf("peeked %d, received %d, %d left; want 42, 42 and 0", peeked, received, left)
+	}
+}
+
 // A receive nobody will send to is a deadlock, reported with the queue.
 func TestQueueDeadlockReported(t *testing.T) {
 	e, k := newTestKernel(t, nil)
