@@ -2,7 +2,9 @@ package esp32
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -347,5 +349,105 @@ func TestQueueFastForwardExact(t *testing.T) {
 			t.Errorf("%+v: nothing skipped (%+v)", c, st)
 		}
 		t.Logf("%+v: %s; skipped %v in %d jumps", c, slow, st.Time, st.Skips)
+	}
+}
+
+// Random traffic: two producers and two consumers on random cores and
+// priorities send, receive and peek with random timeouts and work. Whatever
+// the interleaving, every item received was sent, and is received once;
+// each consumer gets each producer's items in the order they were sent;
+// the queue never holds more than its length; a call that fails waited at
+// least its ticks, and one without a timeout never fails; and at the end
+// every item sent is either received or in the queue, and no task waits on
+// a queue that could serve it (a lost wake-up). (A task may be
+// switched out between a call's return and its next line, so the test
+// checks nothing that depends on the order in which two tasks record.)
+func TestQueueRandomTraffic(t *testing.T) {
+	for seed := range uint64(16) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		e, k := newTestKernel(t, nil)
+		q, err := k.NewQueue("q", 1+rng.IntN(4), 4*(1+rng.IntN(4)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const perProducer = 60
+		attempted := map[uint64]bool{} // every item a send was called with
+		received := map[uint64]bool{}
+		okSends := 0
+		var failures []string
+		fail := func(format string, a ...any) { failures = append(failures, fmt.Sprintf(format, a...)) }
+		ticks := func() uint32 { return []uint32{0, 1, 3, PortMaxDelay}[rng.IntN(4)] }
+		check := func(tcb *TCB, what string, ok bool, w uint32, start uint32) {
+			if waited := tcb.TickCount() - start; !ok && (w == PortMaxDelay || waited < w) {
+				fail("%s failed after %d ticks, its timeout %d", what, waited, w)
+			}
+			if q.MessagesWaiting() > q.Length {
+				fail("%d items in a queue of %d", q.MessagesWaiting(), q.Length)
+			}
+		}
+		for id := range uint64(2) {
+			core, prio, work := rng.IntN(2), 3+rng.IntN(4), int64(rng.IntN(3000))
+			mustTask(t, k, fmt.Sprintf("producer%d", id), prio, core, func(tcb *TCB) {
+				for n := range uint64(perProducer) {
+					tcb.Work(work)
+					v, w, start := id<<32|n, ticks(), tcb.TickCount()
+					attempted[v] = true
+					ok := tcb.QueueSend(q, v, w)
+					if ok {
+						okSends++
+					}
+					check(tcb, fmt.Sprintf("send of %#x", v), ok, w, start)
+				}
+			})
+		}
+		for id := range 2 {
+			core, prio, work := rng.IntN(2), 3+rng.IntN(4), int64(rng.IntN(3000))
+			last := map[uint64]uint64{} // per producer, the last sequence number this consumer received
+			mustTask(t, k, fmt.Sprintf("consumer%d", id), prio, core, func(tcb *TCB) {
+				for range perProducer {
+					tcb.Work(work)
+					w, start, peek := ticks(), tcb.TickCount(), rng.IntN(4) == 0
+					var v uint64
+					var ok bool
+					if peek {
+						v, ok = tcb.QueuePeek(q, w)
+					} else {
+						v, ok = tcb.QueueReceive(q, w)
+					}
+					check(tcb, fmt.Sprintf("consumer%d's receive (peek %v)", id, peek), ok, w, start)
+					switch {
+					case !ok:
+					case !attempted[v]:
+						fail("%#x received (peek %v) but never sent", v, peek)
+					case peek:
+					case received[v]:
+						fail("%#x received twice", v)
+					default:
+						p, n := v>>32, v&(1<<32-1)
+						if prev, seen := last[p]; seen && n <= prev {
+							fail("consumer%d received %#x after %#x", id, v, p<<32|prev)
+						}
+						last[p] = n
+						received[v] = true
+					}
+				}
+			})
+		}
+		err = runErr(t, e, k)
+		var dl *sim.DeadlockError
+		if err != nil && !errors.As(err, &dl) {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		// A run may end with consumers waiting for items no one sends any
+		// more, never with a task waiting while the queue could serve it.
+		if n := q.MessagesWaiting(); n > 0 && q.waitRecv.Len() > 0 || n < q.Length && q.waitSend.Len() > 0 {
+			fail("at the end %d items in a queue of %d, %d receivers and %d senders waiting (%v)", n, q.Length, q.waitRecv.Len(), q.waitSend.Len(), err)
+		}
+		if okSends != len(received)+q.MessagesWaiting() {
+			fail("%d items sent, %d received and %d in the queue", okSends, len(received), q.MessagesWaiting())
+		}
+		if len(failures) > 0 {
+			t.Errorf("seed %d (length %d, items of %d bytes): %s", seed, q.Length, q.ItemSize, strings.Join(failures, "; "))
+		}
 	}
 }
