@@ -382,11 +382,10 @@ func (k *Kernel) xQueueGenericSend(t *TCB, s *Semaphore) bool {
 		k.exitCritical(p, s.Lock)
 		return false
 	}
-	yield := k.giveLocked(p, s, n)
-	k.exitCritical(p, s.Lock)
-	if yield {
-		k.yieldWithinAPI(p) // queueYIELD_IF_USING_PREEMPTION
+	if k.giveLocked(p, s, n) {
+		k.yieldWithinAPI(p) // queueYIELD_IF_USING_PREEMPTION, taken at the exit
 	}
+	k.exitCritical(p, s.Lock)
 	return true
 }
 

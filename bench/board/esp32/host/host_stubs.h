@@ -14,6 +14,7 @@ typedef unsigned int UBaseType_t;
 typedef uint32_t TickType_t;
 typedef void *TaskHandle_t;
 typedef void *SemaphoreHandle_t;
+typedef void *QueueHandle_t;
 typedef void (*TaskFunction_t)(void *);
 typedef struct {
 	uint32_t owner;
@@ -37,6 +38,11 @@ SemaphoreHandle_t xSemaphoreCreateCounting(UBaseType_t max, UBaseType_t initial)
 BaseType_t xSemaphoreTake(SemaphoreHandle_t s, TickType_t ticks);
 BaseType_t xSemaphoreGive(SemaphoreHandle_t s);
 void vSemaphoreDelete(SemaphoreHandle_t s);
+
+QueueHandle_t xQueueCreate(UBaseType_t length, UBaseType_t item_size);
+BaseType_t xQueueSend(QueueHandle_t q, const void *item, TickType_t ticks);
+BaseType_t xQueueReceive(QueueHandle_t q, void *buffer, TickType_t ticks);
+void vQueueDelete(QueueHandle_t q);
 
 BaseType_t xTaskCreatePinnedToCore(TaskFunction_t fn, const char *name, uint32_t stack, void *arg, UBaseType_t prio, TaskHandle_t *handle, BaseType_t core);
 void vTaskDelete(TaskHandle_t t);

@@ -18,8 +18,9 @@
 //     counter, with a mutex, a notification handshake or a portMUX critical
 //     section; ns_per_op is the total time over one task's iterations;
 //   - esp32-notify-unblock: on core 0, a task of priority 5 gives, a task of
-//     priority 6 waiting on a notification or a binary semaphore wakes; the
-//     time from the give call to the woken task running, in us;
+//     priority 6 waiting on a notification, a binary semaphore or a queue of
+//     one 4-byte item wakes; the time from the give call to the woken task
+//     running, in us;
 //   - esp32-pingpong: the two cores flip one word of internal SRAM with
 //     S32C1I compare-and-set; the round trip over two, in ns.
 #include <inttypes.h>
@@ -31,6 +32,7 @@
 #include "esp_cpu.h"
 #include "esp_timer.h"
 #include "freertos/FreeRTOS.h"
+#include "freertos/queue.h"
 #include "freertos/semphr.h"
 #include "freertos/task.h"
 #include "sdkconfig.h"
@@ -133,20 +135,26 @@ static void critical_section(enum variant v)
 
 // ---- unblock latency ----------------------------------------------------------
 
+enum { BY_NOTIFY, BY_BINARY, BY_QUEUE };
+static const char *unblock_names[] = {"notify", "binary-semaphore", "queue"};
 static volatile uint32_t gave_at;
 static uint64_t unblock_cycles;
 static SemaphoreHandle_t unblock_sem;
+static QueueHandle_t unblock_queue;
 static TaskHandle_t unblock_waiter;
-static int use_notify;
+static int unblock_by;
 
 static void unblock_wait(void *arg)
 {
 	(void)arg;
+	uint32_t item;
 	for (int i = 0; i < ROUNDS; i++) {
-		if (use_notify)
+		if (unblock_by == BY_NOTIFY)
 			ulTaskNotifyTake(pdTRUE, portMAX_DELAY);
-		else
+		else if (unblock_by == BY_BINARY)
 			xSemaphoreTake(unblock_sem, portMAX_DELAY);
+		else
+			xQueueReceive(unblock_queue, &item, portMAX_DELAY);
 		unblock_cycles += esp_cpu_get_cycle_count() - gave_at;
 	}
 	xSemaphoreGive(done);
@@ -156,32 +164,37 @@ static void unblock_wait(void *arg)
 static void unblock_give(void *arg)
 {
 	(void)arg;
+	uint32_t item = 1;
 	for (int i = 0; i < ROUNDS; i++) {
 		uint32_t until = esp_cpu_get_cycle_count() + 1000; // the model's giver works 1000 cycles
 		while ((int32_t)(esp_cpu_get_cycle_count() - until) < 0)
 			;
 		gave_at = esp_cpu_get_cycle_count();
-		if (use_notify)
+		if (unblock_by == BY_NOTIFY)
 			xTaskNotifyGive(unblock_waiter);
-		else
+		else if (unblock_by == BY_BINARY)
 			xSemaphoreGive(unblock_sem);
+		else
+			xQueueSend(unblock_queue, &item, 0);
 	}
 	xSemaphoreGive(done);
 	vTaskDelete(NULL);
 }
 
-static void unblock(int notify)
+static void unblock(int by)
 {
-	use_notify = notify;
+	unblock_by = by;
 	unblock_cycles = 0;
 	unblock_sem = xSemaphoreCreateBinary();
+	unblock_queue = xQueueCreate(1, sizeof(uint32_t));
 	xTaskCreatePinnedToCore(unblock_wait, "waiter", 2048, NULL, 6, &unblock_waiter, 0);
 	xTaskCreatePinnedToCore(unblock_give, "giver", 2048, NULL, 5, NULL, 0);
 	xSemaphoreTake(done, portMAX_DELAY);
 	xSemaphoreTake(done, portMAX_DELAY);
 	vSemaphoreDelete(unblock_sem);
+	vQueueDelete(unblock_queue);
 	double us = (double)unblock_cycles / ROUNDS / CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ;
-	row("esp32-notify-unblock", notify ? "notify" : "binary-semaphore", "", "unblock_us", us);
+	row("esp32-notify-unblock", unblock_names[by], "", "unblock_us", us);
 }
 
 // ---- core-to-core ping-pong ------------------------------------------------
@@ -238,8 +251,9 @@ void app_main(void)
 	critical_section(MUTEX);
 	critical_section(NOTIFY);
 	critical_section(CRITICAL);
-	unblock(1);
-	unblock(0);
+	unblock(BY_NOTIFY);
+	unblock(BY_BINARY);
+	unblock(BY_QUEUE);
 	pingpong();
 	printf("SYNCLAB END\n");
 }
