@@ -64,18 +64,16 @@ func (k *Kernel) ulTaskGenericNotifyTake(t *TCB, idx int, clear bool, ticks uint
 // notifyBlock is the part ulTaskGenericNotifyTake and xTaskGenericNotifyWait
 // share between their two xKernelLock sections (tasks.c): called in the
 // first with the slot marked waiting when wait, it blocks the task up to
-// ticks (not at all for 0), leaves xKernelLock, yields if the task blocked,
-// and enters xKernelLock again for the second section once the task runs
-// (notified or timed out).
+// ticks (not at all for 0) and asks for the yield inside the section
+// (portYIELD_WITHIN_API, taken when it ends), leaves xKernelLock, and
+// enters it again for the second section once the task runs (notified or
+// timed out).
 func (k *Kernel) notifyBlock(p *sim.Proc, t *TCB, wait bool, ticks uint32, desc string) {
-	blocked := wait && ticks > 0
-	if blocked {
+	if wait && ticks > 0 {
 		k.block(p, t, nil, ticks, desc)
-	}
-	k.exitCritical(p, k.KernelLock)
-	if blocked {
 		k.yieldWithinAPI(p)
 	}
+	k.exitCritical(p, k.KernelLock)
 	k.enterCritical(p, k.KernelLock)
 }
 
@@ -147,10 +145,10 @@ func (k *Kernel) xTaskGenericNotify(t, target *TCB, idx int, value uint32, actio
 	}
 	k.enterCritical(p, k.KernelLock)
 	ok, prev, yield := k.notifyLocked(p, target, idx, value, action)
-	k.exitCritical(p, k.KernelLock)
 	if yield {
-		k.yieldWithinAPI(p) // taskYIELD_IF_USING_PREEMPTION
+		k.yieldWithinAPI(p) // taskYIELD_IF_USING_PREEMPTION, taken at the exit
 	}
+	k.exitCritical(p, k.KernelLock)
 	return ok, prev
 }
 
