@@ -256,12 +256,12 @@ func (k *Kernel) flush(p *sim.Proc) {
 // stay simulated accesses. The approximation misses only the up-to-one
 // poll of a spinning core that an access would wait for at the port.
 func (k *Kernel) guardedLoad(p *sim.Proc, a sim.Addr) uint64 {
-	k.cpu[coreID(p)].owed += k.guardCycles
+	k.guarded(p, 1)
 	return k.SoC.Mem.Peek(a)
 }
 
 func (k *Kernel) guardedStore(p *sim.Proc, a sim.Addr, v uint64) {
-	k.cpu[coreID(p)].owed += k.guardCycles
+	k.guarded(p, 1)
 	k.SoC.Mem.Poke(a, v)
 }
 

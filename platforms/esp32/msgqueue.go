@@ -72,12 +72,18 @@ func (q *Queue) copyWords() int64 { return int64(q.ItemSize+3) / 4 }
 // components/freertos/FreeRTOS-Kernel/queue.c, xQueueGenericSend).
 func (k *Kernel) xQueueSendToBack(t *TCB, q *Queue, v uint64, ticks uint32) bool {
 	return k.queueRounds(t, q, ticks, &q.waitSend, q.sendDesc, func(p *sim.Proc) (bool, bool) {
-		k.guarded(p, 1) // uxMessagesWaiting < uxLength
-		if q.n == q.Length {
-			return false, false
-		}
-		return true, q.sendLocked(p, v, false)
+		return q.trySend(p, v)
 	})
+}
+
+// trySend sends v to the back of q if there is room, under q's xQueueLock:
+// it reports whether it did and whether the calling core should yield.
+func (q *Queue) trySend(p *sim.Proc, v uint64) (ok, yield bool) {
+	q.k.guarded(p, 1) // uxMessagesWaiting < uxLength
+	if q.n == q.Length {
+		return false, false
+	}
+	return true, q.sendLocked(p, v, false)
 }
 
 // xQueueOverwrite puts v in q, a queue of one item, replacing the item if
@@ -204,14 +210,9 @@ func (k *Kernel) wakeFirst(p *sim.Proc, l *EventList) bool {
 // taskENTER_CRITICAL_ISR on xQueueLock).
 func (k *Kernel) xQueueSendFromISR(p *sim.Proc, q *Queue, v uint64) (ok, woken bool) {
 	k.enterCritical(p, q.Lock)
-	k.guarded(p, 1) // uxMessagesWaiting < uxLength
-	if q.n == q.Length {
-		k.exitCritical(p, q.Lock)
-		return false, false
-	}
-	woken = q.sendLocked(p, v, false)
+	ok, woken = q.trySend(p, v)
 	k.exitCritical(p, q.Lock)
-	return true, woken
+	return ok, woken
 }
 
 // QueueSend is xQueueSend(q, &v, ticks) (xQueueSendToBack) by the calling
