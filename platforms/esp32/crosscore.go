@@ -46,7 +46,7 @@ func (k *Kernel) crosscoreISR(p *sim.Proc, c int) {
 	k.guardedStore(p, a, 0)
 	k.exitCritical(p, k.reasonLock)
 	if r&reasonYield != 0 {
-		k.switchContext(p, c, false)
+		k.switchContext(p, c)
 	}
 	k.flush(p)
 }

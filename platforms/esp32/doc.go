@@ -20,7 +20,11 @@
 //   - port.go: portMUX spinlocks (spinlock.h) and port.c's critical sections.
 //   - crosscore.go: crosscore_int.c, the yield interrupt between cores.
 //   - tasks.go: tasks.c's scheduler: the TCB, ready, delayed and event lists,
-//     context switches, the tick.
+//     context switches, the tick. As in IDF, the running tasks stay on the
+//     ready lists, and a core selects the first task it may run from the
+//     head of the highest list and moves it to the tail ("best effort round
+//     robin"); only core 0's tick handles timeouts, and it yields no other
+//     core for the tasks it readies.
 //   - lifecycle.go: task creation, the scheduler start with its idle tasks,
 //     and a task's deletion at its end.
 //   - queue.go: queue.c's semaphores and mutexes, priority inheritance;

@@ -279,3 +279,65 @@ func TestCountingSemaphoreCreatedFull(t *testing.T) {
 		}
 	}
 }
+
+// IDF's scheduler searches a ready list from its head and moves the task it
+// selects to the tail, and the running task stays on the list
+// (taskSelectHighestPriorityTaskSMP: "We always start searching from the
+// head of the list", then uxListRemove and vListInsertEnd of the selected
+// task; DOC: ESP-IDF v5.1 Programming Guide, "FreeRTOS (IDF)", Time
+// Slicing: "Best Effort Round Robin"). So a task readied behind the running
+// one waits a slice longer than vanilla FreeRTOS's round robin would make
+// it: A, B and C share core 0 at one priority, C sleeps until tick 1, and
+// the slices go A, B, A, C, B, A, C (vanilla: A, B, C, A, B, C, A).
+func TestBestEffortRoundRobin(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	busy := func(tcb *TCB) {
+		for tcb.TickCount() < 8 {
+			tcb.Work(2_400) // 10 us
+			tcb.Now()
+		}
+	}
+	mustTask(t, k, "C", 5, 0, func(tcb *TCB) {
+		tcb.Delay(1)
+		busy(tcb)
+	})
+	mustTask(t, k, "A", 5, 0, busy)
+	mustTask(t, k, "B", 5, 0, busy)
+	tick := sim.Second / sim.Time(k.Config().TickHz)
+	var got []string
+	for n := range 7 { // the task core 0 runs in the middle of each tick period
+		e.At(sim.Time(n)*tick+tick/2, sim.NewEvent(func() { got = append(got, k.Current(0).Name) }, false))
+	}
+	run(t, e, k)
+	if want := []string{"A", "B", "A", "C", "B", "A", "C"}; !slices.Equal(got, want) {
+		t.Fatalf("core 0 ran %v in tick periods 0-6, want %v", got, want)
+	}
+}
+
+// Core 0's tick readies a task whose timeout expired without a crosscore
+// yield to core 1 (xTaskIncrementTick checks only core 0); core 1's own tick
+// finds it, since xTaskIncrementTickOtherCores switches when
+// uxTopReadyPriority exceeds its task's priority. B, pinned to core 1,
+// preempts A there at tick 1 with no crosscore interrupt sent.
+func TestTickWakeWaitsForOwnCoreTick(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	var woke sim.Time
+	var ipis int
+	mustTask(t, k, "B", 9, 1, func(tcb *TCB) {
+		ipis = k.SoC.IPIs
+		tcb.Delay(1)
+		// One crosscore interrupt: vTaskDelay's own portYIELD_WITHIN_API.
+		woke, ipis = tcb.Now(), k.SoC.IPIs-ipis-1
+	})
+	mustTask(t, k, "A", 5, 1, func(tcb *TCB) {
+		for tcb.TickCount() < 3 {
+			tcb.Work(2_400)
+			tcb.Now()
+		}
+	})
+	run(t, e, k)
+	tick := sim.Second / sim.Time(k.Config().TickHz)
+	if ipis != 0 || woke < tick || woke > tick+20*sim.Microsecond {
+		t.Fatalf("B woke at %v, with %d crosscore interrupts besides its own yield; want within 20 us of tick 1 (%v), by core 1's own tick, with none", woke, ipis, tick)
+	}
+}

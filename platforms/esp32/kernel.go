@@ -43,13 +43,14 @@ type cpuState struct {
 	// other core must not resume it (in IDF its context is saved before
 	// vTaskSwitchContext publishes it).
 	outgoing *TCB
-	// sliceOwed: this core's tick found no other ready task of the
-	// running one's priority only because such a task was in transit on
-	// the other core. In IDF the preempted task's frame is saved at
-	// interrupt entry, so it is selectable as soon as the other core's
-	// vTaskSwitchContext releases xKernelLock, and this tick would have
-	// time-sliced; finishSwitch owes the slice when the task becomes ready.
-	sliceOwed bool
+	// selectOwed: this core's last selection would have taken a task
+	// that was in transit from the other core. In IDF the switched-out
+	// task's frame is saved at interrupt entry, so it is selectable as
+	// soon as the other core's vTaskSwitchContext releases xKernelLock;
+	// the model keeps the current task, leaves the ready lists as they
+	// are, and selects again when the task becomes selectable
+	// (finishSwitch).
+	selectOwed bool
 	// traced is the task whose trace span on this core is open: the one
 	// switched in last (saveContext), while a trace records.
 	traced *TCB
@@ -73,8 +74,13 @@ type Kernel struct {
 	reasonLock *PortMux
 	tickCount  uint32
 	tickAddr   sim.Addr
-	ready      [MaxPriorities][]*TCB // ready, not running
-	delayed    []*TCB
+	// ready is pxReadyTasksLists: the ready and the running tasks of each
+	// priority (the idle tasks at 0), in the order the scheduler scans them.
+	ready [MaxPriorities][]*TCB
+	// topReady is uxTopReadyPriority: at least the highest priority with a
+	// task on its ready list, lowered only when a core selects.
+	topReady int
+	delayed  []*TCB
 	// Tasks lists every created task, idle tasks included.
 	Tasks []*TCB
 	// Switches counts context switches (task changes on a core).

@@ -34,7 +34,7 @@ func (k *Kernel) CreateTask(name string, prio, core int, fn func(t *TCB)) (*TCB,
 	// Until Start, a deadlock report says why the task never ran.
 	t.Proc.SetWaiting(notStarted, false)
 	t.State = Ready
-	k.ready[prio] = append(k.ready[prio], t)
+	k.addReady(t)
 	return t, nil
 }
 
@@ -65,11 +65,13 @@ func (k *Kernel) Start() error {
 		idle := k.newTCB(fmt.Sprintf("IDLE%d", i), idlePriority, i)
 		idle.Proc = k.E.NewProc(idle.Name, true, func(p *sim.Proc) { k.idleTask(p) })
 		idle.Proc.Data = idle
+		idle.State = Ready
+		k.addReady(idle)
 		pc.idle = idle
 	}
 	for i := range k.cpu {
 		pc := &k.cpu[i]
-		next := k.pickNext(i)
+		next := k.pickNext(i, false)
 		next.State = Running
 		pc.cur = next
 		pc.switchedIn = k.E.Now()
@@ -108,9 +110,10 @@ func (k *Kernel) taskExit(p *sim.Proc, t *TCB) {
 	now := p.Now()
 	t.RunTime += now - pc.switchedIn
 	pc.switchedIn = now
+	k.removeReady(t)
 	t.State = Deleted
 	pc.outgoing = nil
-	next := k.pickNext(c)
+	next := k.pickNext(c, false)
 	next.State = Running
 	pc.cur = next
 	// Leave the interrupt level raised: the process ends here, and the

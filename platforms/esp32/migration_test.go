@@ -130,7 +130,9 @@ func TestInheritanceInTransit(t *testing.T) {
 // An unpinned task preempted as its critical section ends (the yield taken
 // in exitCritical's restore of the interrupt level) may resume on the other
 // core: the bookkeeping after the restore is charged to the core it resumes
-// on, not left owed on the core it left.
+// on, not left owed on the core it left. Here B preempts A on core 1 at
+// tick 1, and core 0, idle since 5 ms, selects A at its own tick 2 (no core
+// is told to run a preempted task in IDF).
 func TestExitCriticalChargesCoreAfterMigration(t *testing.T) {
 	e, k := newTestKernel(t, nil)
 	m := k.NewPortMux("m", 8)
@@ -143,11 +145,11 @@ func TestExitCriticalChargesCoreAfterMigration(t *testing.T) {
 	})
 	mustTask(t, k, "B", 9, 1, func(tcb *TCB) {
 		tcb.Delay(1) // core 1 runs A; B preempts it at tick 1
-		tcb.Work(240_000 * 5)
+		tcb.Work(240_000 * 15)
 		tcb.Now()
 	})
 	mustTask(t, k, "A", 5, NoAffinity, func(tcb *TCB) {
-		for tcb.TickCount() < 2 {
+		for tcb.TickCount() < 3 {
 			tcb.EnterCritical(m)
 			tcb.Work(24_000)
 			from := coreID(tcb.Proc)

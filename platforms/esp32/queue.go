@@ -319,14 +319,10 @@ func (k *Kernel) xTaskPriorityInherit(p *sim.Proc, waiter, holder *TCB) bool {
 
 func (k *Kernel) setPriority(t *TCB, prio int) {
 	switch {
-	case t.State == Ready && t.inTransit:
-		// On no ready list yet: finishSwitch files it under the priority
-		// it has by then (filing it now would list it twice).
-		t.Priority = prio
-	case t.State == Ready:
+	case onReadyList(t): // the running holder too: IDF keeps it on its list
 		k.removeReady(t)
 		t.Priority = prio
-		k.ready[prio] = append(k.ready[prio], t)
+		k.addReady(t)
 	case t.event != nil: // keep the event list in priority order
 		l := t.event
 		l.remove(t)
@@ -493,6 +489,6 @@ func (k *Kernel) SemaphoreGiveFromISR(p *sim.Proc, s *Semaphore) (ok, higherPrio
 // YieldFromISR is portYIELD_FROM_ISR(woken) at the end of a handler on p.
 func (k *Kernel) YieldFromISR(p *sim.Proc, woken bool) {
 	if woken {
-		k.switchContext(p, coreID(p), false)
+		k.switchContext(p, coreID(p))
 	}
 }

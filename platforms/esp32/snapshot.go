@@ -14,11 +14,12 @@ func (k *Kernel) Snapshot(s *sim.Snapshot) {
 		sim.Ident(s, pc.outgoing)
 		s.Key(uint64(pc.nesting))
 		s.Key(uint64(pc.savedLevel))
-		s.Flag(pc.sliceOwed)
+		s.Flag(pc.selectOwed)
 		s.Key(uint64(pc.owed))
 		s.Time(&pc.switchedIn)
 	}
 	s.Key(uint64(k.tickCount))
+	s.Key(uint64(k.topReady))
 	s.Int(&k.Switches)
 	s.Int(&k.SoC.IPIs)
 	for prio := range k.ready {
@@ -65,6 +66,7 @@ func (t *TCB) snapshot(s *sim.Snapshot) {
 	s.Flag(t.delayed)
 	s.Flag(t.timedOut)
 	s.Flag(t.inTransit)
+	s.Flag(t.wokenInTransit)
 	s.Key(uint64(t.MutexesHeld))
 	s.Time(&t.RunTime)
 	s.Time(&t.lastIn)

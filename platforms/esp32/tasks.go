@@ -86,8 +86,9 @@ type TCB struct {
 	RunTime sim.Time
 	lastIn  sim.Time // when it last started running, for trace spans
 	// inTransit: switched away from but its context not yet handed over
-	// (see cpuState.outgoing).
-	inTransit bool
+	// (see cpuState.outgoing); wokenInTransit: made ready meanwhile, by a
+	// waker that could not yet yield a core for it (see finishSwitch).
+	inTransit, wokenInTransit bool
 }
 
 // Notification states (ucNotifyState).
@@ -118,46 +119,72 @@ func (k *Kernel) running(t *TCB) bool {
 	return false
 }
 
-// pickNext is taskSELECT_HIGHEST_PRIORITY_TASK for core c: the first task of
-// the highest non-empty priority that may run on c; the idle task otherwise.
-func (k *Kernel) pickNext(c int) *TCB {
-	for prio := MaxPriorities - 1; prio > idlePriority; prio-- {
+// pickNext is taskSELECT_HIGHEST_PRIORITY_TASK on IDF SMP
+// (taskSelectHighestPriorityTaskSMP) for core c: from the highest non-empty
+// priority down, the first task from the head of its ready list that may
+// run on c and is not another core's current task, moved to the tail of its
+// list: IDF's "best effort round robin" (CODE: esp-idf v5.1
+// components/freertos/FreeRTOS-Kernel/tasks.c, taskSelectHighestPriorityTaskSMP;
+// DOC: ESP-IDF v5.1 Programming Guide, "FreeRTOS (IDF)", Time Slicing). The
+// lists hold the running tasks too, and the idle tasks at priority 0, so
+// the search always ends with a task. It lowers uxTopReadyPriority to the
+// highest non-empty list, as IDF does.
+//
+// A task in transit from another core (cpuState.outgoing) cannot run yet.
+// With wait, pickNext returns nil when such a task is the one IDF would
+// select, and changes nothing; without, it passes over it.
+func (k *Kernel) pickNext(c int, wait bool) *TCB {
+	top := false
+	for prio := k.topReady; prio >= idlePriority; prio-- {
 		l := k.ready[prio]
+		if len(l) == 0 {
+			continue
+		}
+		if !top {
+			top, k.topReady = true, prio
+		}
 		for i, t := range l {
-			if canRunOn(t, c) {
-				copy(l[i:], l[i+1:])
-				k.ready[prio] = l[:len(l)-1]
-				return t
+			if !canRunOn(t, c) || (t != k.cpu[c].cur && k.running(t)) {
+				continue
 			}
+			if t.inTransit {
+				if wait {
+					return nil
+				}
+				continue
+			}
+			copy(l[i:], l[i+1:])
+			l[len(l)-1] = t
+			return t
 		}
 	}
 	return k.cpu[c].idle
 }
 
+// addReady is prvAddTaskToReadyList: t goes to the tail of its priority's
+// list, and uxTopReadyPriority rises to it (taskRECORD_READY_PRIORITY).
+func (k *Kernel) addReady(t *TCB) {
+	k.ready[t.Priority] = append(k.ready[t.Priority], t)
+	k.topReady = max(k.topReady, t.Priority)
+}
+
+// removeReady takes t off its ready list (uxListRemove of its state item).
 func (k *Kernel) removeReady(t *TCB) {
 	k.ready[t.Priority] = dropTask(k.ready[t.Priority], t)
 }
 
-// readyForCore reports whether a task of priority prio or higher is ready
-// for core c (the time-slicing and preemption test).
-func (k *Kernel) readyForCore(c, prio int) bool {
-	for p := MaxPriorities - 1; p >= prio && p > idlePriority; p-- {
-		for _, t := range k.ready[p] {
-			if canRunOn(t, c) {
-				return true
-			}
-		}
-	}
-	return false
-}
+// onReadyList reports whether t is on a ready list: a ready or running task
+// (IDF keeps the running task on its list).
+func onReadyList(t *TCB) bool { return t.State == Ready || t.State == Running }
 
 // switchContext is vTaskSwitchContext run from an ISR's exit (portYIELD_FROM_ISR):
-// under xKernelLock, charge the outgoing task's run time, put it back at the
-// tail of its ready list if it can still run, pick the next task; then save
-// and restore contexts. slice says the tick asked for a time slice: when the
-// only peer to rotate to is in transit on the other core, the slice is owed
-// to this core until it becomes ready (cpuState.sliceOwed).
-func (k *Kernel) switchContext(p *sim.Proc, c int, slice bool) {
+// under xKernelLock, charge the outgoing task's run time and select the next
+// task (pickNext, which may select the current one again); then save and
+// restore contexts. The outgoing task stays on its ready list if it can
+// still run. A selection that would take a task in transit from the other
+// core is owed until that task can run (cpuState.selectOwed), if the
+// current task can go on meanwhile.
+func (k *Kernel) switchContext(p *sim.Proc, c int) {
 	pc := &k.cpu[c]
 	if pc.nesting != 0 {
 		// The interrupted code cannot be in a critical section (it masks
@@ -174,19 +201,12 @@ func (k *Kernel) switchContext(p *sim.Proc, c int, slice bool) {
 	now := p.Now()
 	cur.RunTime += now - pc.switchedIn
 	pc.switchedIn = now
-	next := cur
-	if cur.State == Running && cur != pc.idle && !k.readyForCore(c, cur.Priority) {
-		// Nothing of equal or higher priority is ready for c (pickNext would
-		// find the idle task or a lower priority): keep running, and leave
-		// the ready lists as they are.
-		if slice && k.inTransitFor(c, cur.Priority) {
-			pc.sliceOwed = true
-		}
-	} else {
-		next = k.pickNext(c)
+	next := k.pickNext(c, cur.State == Running)
+	if next == nil {
+		next, pc.selectOwed = cur, true
 	}
 	if next != cur {
-		pc.sliceOwed = false // a switch settles any owed slice
+		pc.selectOwed = false // a switch settles an owed selection
 		if cur.State == Running {
 			cur.State = Ready // preempted or rotated: ready again once switched out
 		}
@@ -235,7 +255,8 @@ func (k *Kernel) OpenSpans(now sim.Time, add func(sim.Span)) {
 }
 
 // finishSwitch runs in the incoming process right after a switch: the task
-// its core switched away from becomes selectable (if it is ready).
+// its core switched away from becomes selectable (it stayed on its ready
+// list if it is ready).
 func (k *Kernel) finishSwitch(p *sim.Proc) {
 	pc := &k.cpu[coreID(p)]
 	t := pc.outgoing
@@ -245,24 +266,26 @@ func (k *Kernel) finishSwitch(p *sim.Proc) {
 	pc.outgoing = nil
 	t.inTransit = false
 	if t.State != Ready || t.Priority == idlePriority {
-		return // an idle task is picked by pickNext without a ready list
+		return
 	}
-	k.ready[t.Priority] = append(k.ready[t.Priority], t)
-	// It may have been woken during the switch, when its waker could not
-	// yet tell a core to run it: ask now, as the waker's yield would have.
-	for c := range k.cpu {
-		if canRunOn(t, c) && t.Priority > k.cpu[c].cur.Priority {
-			k.raiseYield(c)
-			k.SoC.IPIs++
-			return
+	if t.wokenInTransit {
+		// It was woken during the switch, when its waker could not yet
+		// tell a core to run it: ask now, as the waker's yield would have.
+		t.wokenInTransit = false
+		for c := range k.cpu {
+			if canRunOn(t, c) && t.Priority > k.cpu[c].cur.Priority {
+				k.raiseYield(c)
+				k.SoC.IPIs++
+				return
+			}
 		}
 	}
-	// A tick that missed it while in transit takes its time slice now
-	// (no crosscore interrupt in IDF: that tick ISR would have yielded).
+	// A selection that waited for it runs again now (no crosscore
+	// interrupt in IDF: that selection would have taken it).
 	for c := range k.cpu {
 		oc := &k.cpu[c]
-		if oc.sliceOwed && canRunOn(t, c) && t.Priority == oc.cur.Priority {
-			oc.sliceOwed = false
+		if oc.selectOwed && canRunOn(t, c) {
+			oc.selectOwed = false
 			k.raiseYield(c)
 			return
 		}
@@ -278,37 +301,18 @@ func (k *Kernel) raiseYield(c int) {
 	k.SoC.Cores[c].Raise(IRQCrosscore)
 }
 
-// inTransitFor reports whether a ready task of priority prio that may run
-// on core c is in transit on another core (see cpuState.sliceOwed).
-func (k *Kernel) inTransitFor(c, prio int) bool {
-	for i := range k.cpu {
-		if t := k.cpu[i].outgoing; i != c && t != nil && t.State == Ready && canRunOn(t, c) && t.Priority == prio {
-			return true
-		}
-	}
-	return false
-}
-
-// makeReady moves an unblocked task to its ready list (prvAddTaskToReadyList)
-// and decides who must yield (taskIS_YIELD_REQUIRED): it returns true when
-// the task outranks the one running on the calling core, and sends the other
-// core a yield interrupt when the task may run there and outranks its
-// current task. A task that was woken before its own core switched it out
-// simply keeps running. Call it under xKernelLock.
+// makeReady moves an unblocked task to the tail of its ready list
+// (prvAddTaskToReadyList) and decides who must yield (prvCheckForYield with
+// xYieldEqualPriority pdFALSE): it returns true when the task outranks the
+// one running on the calling core, and sends the other core a yield
+// interrupt when the task may run there and outranks its current task. A
+// task woken before its own core switched it out is its core's current task
+// still; that core's pending switch selects among the ready tasks, itself
+// included. Call it under xKernelLock.
 func (k *Kernel) makeReady(p *sim.Proc, t *TCB) bool {
-	if t.delayed {
-		k.removeDelayed(t)
-	}
-	if k.running(t) {
-		t.State = Running
+	if !k.readyAgain(t) {
 		return false
 	}
-	if t.inTransit {
-		t.State = Ready // joins the ready list when its switch completes
-		return false
-	}
-	t.State = Ready
-	k.ready[t.Priority] = append(k.ready[t.Priority], t)
 	c := coreID(p)
 	if canRunOn(t, c) && t.Priority > k.cpu[c].cur.Priority {
 		return true
@@ -322,12 +326,35 @@ func (k *Kernel) makeReady(p *sim.Proc, t *TCB) bool {
 	return false
 }
 
+// readyAgain files an unblocked task on its ready list. It reports whether
+// the caller must decide who yields: not for a task that is still a core's
+// current task (no core outranks it), nor for one in transit, whose switch
+// asks once it completes (finishSwitch).
+func (k *Kernel) readyAgain(t *TCB) bool {
+	if t.delayed {
+		k.removeDelayed(t)
+	}
+	k.addReady(t)
+	switch {
+	case k.running(t):
+		t.State = Running
+		return false
+	case t.inTransit:
+		t.State = Ready
+		t.wokenInTransit = true
+		return false
+	}
+	t.State = Ready
+	return true
+}
+
 // block is vTaskPlaceOnEventList + prvAddCurrentTaskToDelayedList for the
 // calling task: onto the event list (if any) in priority order, and onto the
 // delayed list when the wait has a timeout. Call it under xKernelLock, then
 // yield once the critical sections are left.
 func (k *Kernel) block(p *sim.Proc, t *TCB, l *EventList, ticks uint32, desc string) {
 	k.work(p, k.cfg.BlockBody)
+	k.removeReady(t)
 	t.State = Blocked
 	t.timedOut = false
 	if l != nil {
@@ -350,20 +377,43 @@ func (k *Kernel) removeDelayed(t *TCB) {
 // unblock takes a blocked task off its event list (xTaskRemoveFromEventList)
 // and readies it; it reports whether the caller's core must yield.
 func (k *Kernel) unblock(p *sim.Proc, t *TCB) bool {
+	k.leaveEvent(p, t)
+	return k.makeReady(p, t)
+}
+
+// unblockOnTick readies a task whose timeout the tick found expired. The
+// tick asks no core to yield for it but its own (sysTickHandler), so a task
+// in transit meanwhile is found by the ticks too, not by a yield.
+func (k *Kernel) unblockOnTick(p *sim.Proc, t *TCB) {
+	k.leaveEvent(p, t)
+	k.readyAgain(t)
+	t.wokenInTransit = false
+}
+
+// leaveEvent takes a blocked task off the event list it waits on.
+func (k *Kernel) leaveEvent(p *sim.Proc, t *TCB) {
 	if t.event != nil {
 		t.event.remove(t)
 	}
 	k.work(p, k.cfg.BlockBody)
 	t.Proc.SetWaiting("", false)
-	return k.makeReady(p, t)
 }
 
-// sysTickHandler is port_systick.c xPortSysTickHandler: core 0 runs
-// xTaskIncrementTick (tick count, timeouts), core 1 xTaskIncrementTickOtherCores;
-// both time-slice among equal priorities and yield from the ISR if needed.
+// sysTickHandler is port_systick.c xPortSysTickHandler. Core 0 runs
+// xTaskIncrementTick: the tick count and the timeouts, where a task it
+// unblocks asks for a switch only on core 0 (if it may run there and its
+// priority is at least that of core 0's task: no yield is sent to core 1,
+// whose own tick finds it). Core 1 runs xTaskIncrementTickOtherCores, which
+// asks for a switch when uxTopReadyPriority is above its task's priority.
+// Both time-slice when the ready list of their task's priority holds more
+// than one task, running tasks included; the switch then selects, and may
+// keep the current task (CODE: esp-idf v5.1
+// components/freertos/FreeRTOS-Kernel/tasks.c, xTaskIncrementTick and
+// xTaskIncrementTickOtherCores).
 func (k *Kernel) sysTickHandler(p *sim.Proc, c int) {
 	k.work(p, k.cfg.TickBody)
 	k.enterCritical(p, k.KernelLock)
+	cur := k.cpu[c].cur
 	yield := false
 	if c == 0 {
 		k.tickCount++
@@ -372,23 +422,23 @@ func (k *Kernel) sysTickHandler(p *sim.Proc, c int) {
 			t := k.delayed[i]
 			if int32(k.tickCount-t.wakeTick) >= 0 {
 				t.timedOut = true
-				if k.unblock(p, t) {
+				k.unblockOnTick(p, t)
+				if canRunOn(t, 0) && t.Priority >= cur.Priority {
 					yield = true
 				}
-				continue // unblock removed it from k.delayed
+				continue // unblockOnTick removed it from k.delayed
 			}
 			i++
 		}
+	} else if k.topReady > cur.Priority {
+		yield = true
 	}
-	cur := k.cpu[c].cur
-	if k.readyForCore(c, cur.Priority) {
-		yield = true // a task outranks the idle task, or configUSE_TIME_SLICING
+	if len(k.ready[cur.Priority]) > 1 {
+		yield = true // configUSE_TIME_SLICING
 	}
-	// A time slice among equal priorities, possibly with a peer in transit.
-	slice := cur != k.cpu[c].idle && (yield || k.inTransitFor(c, cur.Priority))
 	k.exitCritical(p, k.KernelLock)
-	if yield || slice {
-		k.switchContext(p, c, slice)
+	if yield {
+		k.switchContext(p, c)
 	}
 	k.flush(p)
 }
