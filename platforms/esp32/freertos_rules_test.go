@@ -341,3 +341,24 @@ func TestTickWakeWaitsForOwnCoreTick(t *testing.T) {
 		t.Fatalf("B woke at %v, with %d crosscore interrupts besides its own yield; want within 20 us of tick 1 (%v), by core 1's own tick, with none", woke, ipis, tick)
 	}
 }
+
+// vTaskDelay(0) yields: "A delay time of zero just forces a reschedule"
+// (tasks.c, vTaskDelay calls portYIELD_WITHIN_API whatever the delay). Two
+// tasks of one priority on core 0 that each add to a shared log and call
+// vTaskDelay(0) alternate at every call, well within one tick.
+func TestDelayZeroYields(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	var log []string
+	for _, name := range []string{"A", "B"} {
+		mustTask(t, k, name, 5, 0, func(tcb *TCB) {
+			for range 3 {
+				log = append(log, name)
+				tcb.Delay(0)
+			}
+		})
+	}
+	run(t, e, k)
+	if want := []string{"A", "B", "A", "B", "A", "B"}; !slices.Equal(log, want) || k.TickCount() != 0 {
+		t.Fatalf("ran %v by tick %d, want %v before the first tick", log, k.TickCount(), want)
+	}
+}

@@ -219,15 +219,17 @@ func (t *TCB) Load(a sim.Addr) uint64 { return t.k.load(t.Proc, a) }
 // Store writes a shared word.
 func (t *TCB) Store(a sim.Addr, v uint64) { t.k.store(t.Proc, a, v) }
 
-// Delay is vTaskDelay(ticks): block for ticks on the delayed list.
+// Delay is vTaskDelay(ticks): block for ticks on the delayed list, then
+// yield. vTaskDelay(0) only yields ("A delay time of zero just forces a
+// reschedule", tasks.c): the core selects again, and a task of the same
+// priority ahead on the ready list runs first.
 func (t *TCB) Delay(ticks uint32) {
 	k, p := t.k, t.Proc
-	if ticks == 0 {
-		return
+	if ticks > 0 {
+		k.enterCritical(p, k.KernelLock)
+		k.block(p, t, nil, ticks, "vTaskDelay")
+		k.exitCritical(p, k.KernelLock)
 	}
-	k.enterCritical(p, k.KernelLock)
-	k.block(p, t, nil, ticks, "vTaskDelay")
-	k.exitCritical(p, k.KernelLock)
 	k.yieldWithinAPI(p)
 }
 
