@@ -362,3 +362,37 @@ func TestDelayZeroYields(t *testing.T) {
 		t.Fatalf("ran %v by tick %d, want %v before the first tick", log, k.TickCount(), want)
 	}
 }
+
+// A give from an interrupt that wakes a task outranking the interrupted one
+// marks a yield pending (xTaskRemoveFromEventList: "Mark that a yield is
+// pending in case the user is not using the xHigherPriorityTaskWoken
+// parameter"), and the next tick switches for it (xTaskIncrementTick
+// checks xYieldPending). A handler that ignores xHigherPriorityTaskWoken
+// (no portYIELD_FROM_ISR) delays H to core 0's next tick, not for ever.
+func TestYieldPendingTakenAtTick(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	s, _ := k.NewSemaphore("s", Binary, 1, 0, 8)
+	var gave, woke sim.Time
+	k.startPeripheral(1000, 50)
+	k.OnPeripheral = func(p *sim.Proc) {
+		if gave == 0 {
+			k.SemaphoreGiveFromISR(p, s) // and no YieldFromISR
+			gave = p.Now()
+		}
+	}
+	mustTask(t, k, "H", 9, 0, func(tcb *TCB) {
+		tcb.SemaphoreTake(s, PortMaxDelay)
+		woke = tcb.Now()
+	})
+	mustTask(t, k, "L", 5, 0, func(tcb *TCB) {
+		for tcb.TickCount() < 3 {
+			tcb.Work(2_400)
+			tcb.Now()
+		}
+	})
+	run(t, e, k)
+	tick := sim.Second / sim.Time(k.Config().TickHz)
+	if gave == 0 || gave >= tick || woke < tick || woke > tick+20*sim.Microsecond {
+		t.Fatalf("given at %v, H ran at %v; want a give before tick 1 and H within 20 us of it (%v)", gave, woke, tick)
+	}
+}

@@ -51,6 +51,10 @@ type cpuState struct {
 	// are, and selects again when the task becomes selectable
 	// (finishSwitch).
 	selectOwed bool
+	// yieldPending is xYieldPending: a task was readied that outranks this
+	// core's, and no switch has run since. The tick switches for it, in
+	// case an interrupt handler ignored its xHigherPriorityTaskWoken.
+	yieldPending bool
 	// traced is the task whose trace span on this core is open: the one
 	// switched in last (saveContext), while a trace records.
 	traced *TCB

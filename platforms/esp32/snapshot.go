@@ -15,6 +15,7 @@ func (k *Kernel) Snapshot(s *sim.Snapshot) {
 		s.Key(uint64(pc.nesting))
 		s.Key(uint64(pc.savedLevel))
 		s.Flag(pc.selectOwed)
+		s.Flag(pc.yieldPending)
 		s.Key(uint64(pc.owed))
 		s.Time(&pc.switchedIn)
 	}

@@ -197,6 +197,7 @@ func (k *Kernel) switchContext(p *sim.Proc, c int) {
 	// register-window spill and the restore of the next task after it.
 	k.enterCritical(p, k.KernelLock)
 	k.work(p, k.cfg.SwitchSelect)
+	pc.yieldPending = false
 	cur := pc.cur
 	now := p.Now()
 	cur.RunTime += now - pc.switchedIn
@@ -315,6 +316,7 @@ func (k *Kernel) makeReady(p *sim.Proc, t *TCB) bool {
 	}
 	c := coreID(p)
 	if canRunOn(t, c) && t.Priority > k.cpu[c].cur.Priority {
+		k.cpu[c].yieldPending = true
 		return true
 	}
 	for o := range k.cpu {
@@ -406,8 +408,8 @@ func (k *Kernel) leaveEvent(p *sim.Proc, t *TCB) {
 // whose own tick finds it). Core 1 runs xTaskIncrementTickOtherCores, which
 // asks for a switch when uxTopReadyPriority is above its task's priority.
 // Both time-slice when the ready list of their task's priority holds more
-// than one task, running tasks included; the switch then selects, and may
-// keep the current task (CODE: esp-idf v5.1
+// than one task, running tasks included, and switch when a yield is pending
+// (xYieldPending); the switch then selects, and may keep the current task (CODE: esp-idf v5.1
 // components/freertos/FreeRTOS-Kernel/tasks.c, xTaskIncrementTick and
 // xTaskIncrementTickOtherCores).
 func (k *Kernel) sysTickHandler(p *sim.Proc, c int) {
@@ -435,6 +437,9 @@ func (k *Kernel) sysTickHandler(p *sim.Proc, c int) {
 	}
 	if len(k.ready[cur.Priority]) > 1 {
 		yield = true // configUSE_TIME_SLICING
+	}
+	if k.cpu[c].yieldPending {
+		yield = true
 	}
 	k.exitCritical(p, k.KernelLock)
 	if yield {
