@@ -396,3 +396,45 @@ func TestYieldPendingTakenAtTick(t *testing.T) {
 		t.Fatalf("given at %v, H ran at %v; want a give before tick 1 and H within 20 us of it (%v)", gave, woke, tick)
 	}
 }
+
+// The scheduler walks a ready list with its pxIndex; when core 1 finds no
+// task it may run on a list (all pinned to core 0), the walk leaves pxIndex
+// on the list's first task, and a task readied before core 0's next
+// selection goes in front of it (list.c vListInsertEnd inserts before
+// pxIndex), so it runs next. A and B share core 0 at one priority, core 1
+// idles and walks their list at each of its ticks; C, of their priority,
+// is readied by an interrupt just after tick 1 and runs in period 2, ahead
+// of A (with C at the tail: A, B, A, B, C).
+func TestReadiedAheadOfAWalkedList(t *testing.T) {
+	e, k := newTestKernel(t, nil)
+	s, _ := k.NewSemaphore("s", Binary, 1, 0, 8)
+	given := false
+	k.startPeripheral(1000, 50)
+	k.OnPeripheral = func(p *sim.Proc) {
+		if !given && k.TickCount() == 1 {
+			given = true
+			k.SemaphoreGiveFromISR(p, s) // C does not outrank B: no yield
+		}
+	}
+	busy := func(tcb *TCB) {
+		for tcb.TickCount() < 6 {
+			tcb.Work(2_400)
+			tcb.Now()
+		}
+	}
+	mustTask(t, k, "C", 5, 0, func(tcb *TCB) {
+		tcb.SemaphoreTake(s, PortMaxDelay)
+		busy(tcb)
+	})
+	mustTask(t, k, "A", 5, 0, busy)
+	mustTask(t, k, "B", 5, 0, busy)
+	tick := sim.Second / sim.Time(k.Config().TickHz)
+	var got []string
+	for n := range 5 {
+		e.At(sim.Time(n)*tick+tick/2, sim.NewEvent(func() { got = append(got, k.Current(0).Name) }, false))
+	}
+	run(t, e, k)
+	if want := []string{"A", "B", "C", "A", "B"}; !given || !slices.Equal(got, want) {
+		t.Fatalf("given %v; core 0 ran %v in tick periods 0-4, want %v", given, got, want)
+	}
+}

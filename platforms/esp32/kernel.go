@@ -81,6 +81,10 @@ type Kernel struct {
 	// ready is pxReadyTasksLists: the ready and the running tasks of each
 	// priority (the idle tasks at 0), in the order the scheduler scans them.
 	ready [MaxPriorities][]*TCB
+	// readyIndex is each ready list's pxIndex: nil at the list's end
+	// marker, where vListInsertEnd puts a task at the tail; else the task
+	// it rests on, before which a readied task goes (see pickNext).
+	readyIndex [MaxPriorities]*TCB
 	// topReady is uxTopReadyPriority: at least the highest priority with a
 	// task on its ready list, lowered only when a core selects.
 	topReady int

@@ -30,6 +30,7 @@ func (k *Kernel) Snapshot(s *sim.Snapshot) {
 			for _, t := range l {
 				sim.Ident(s, t)
 			}
+			sim.Ident(s, k.readyIndex[prio])
 		}
 	}
 	s.Key(uint64(len(k.delayed)))

@@ -130,6 +130,12 @@ func (k *Kernel) running(t *TCB) bool {
 // the search always ends with a task. It lowers uxTopReadyPriority to the
 // highest non-empty list, as IDF does.
 //
+// The search walks a list with its pxIndex (listGET_OWNER_OF_NEXT_ENTRY)
+// from the end marker; a list walked in full without a pick is left with
+// pxIndex on its first task, so a task readied into it before the next
+// search goes ahead of that task, not to the tail (list.c vListInsertEnd
+// inserts before pxIndex).
+//
 // A task in transit from another core (cpuState.outgoing) cannot run yet.
 // With wait, pickNext returns nil when such a task is the one IDF would
 // select, and changes nothing; without, it passes over it.
@@ -143,6 +149,7 @@ func (k *Kernel) pickNext(c int, wait bool) *TCB {
 		if !top {
 			top, k.topReady = true, prio
 		}
+		k.readyIndex[prio] = nil
 		for i, t := range l {
 			if !canRunOn(t, c) || (t != k.cpu[c].cur && k.running(t)) {
 				continue
@@ -157,20 +164,39 @@ func (k *Kernel) pickNext(c int, wait bool) *TCB {
 			l[len(l)-1] = t
 			return t
 		}
+		k.readyIndex[prio] = l[0]
 	}
 	return k.cpu[c].idle
 }
 
 // addReady is prvAddTaskToReadyList: t goes to the tail of its priority's
-// list, and uxTopReadyPriority rises to it (taskRECORD_READY_PRIORITY).
+// list, or before the task its pxIndex rests on (vListInsertEnd), and
+// uxTopReadyPriority rises to it (taskRECORD_READY_PRIORITY).
 func (k *Kernel) addReady(t *TCB) {
-	k.ready[t.Priority] = append(k.ready[t.Priority], t)
+	l := k.ready[t.Priority]
+	if x := k.readyIndex[t.Priority]; x != nil {
+		k.ready[t.Priority] = slices.Insert(l, slices.Index(l, x), t)
+	} else {
+		k.ready[t.Priority] = append(l, t)
+	}
 	k.topReady = max(k.topReady, t.Priority)
 }
 
-// removeReady takes t off its ready list (uxListRemove of its state item).
+// removeReady takes t off its ready list (uxListRemove of its state item,
+// which moves a pxIndex resting on t back to the item before it).
 func (k *Kernel) removeReady(t *TCB) {
-	k.ready[t.Priority] = dropTask(k.ready[t.Priority], t)
+	l := k.ready[t.Priority]
+	i := slices.Index(l, t)
+	if i < 0 {
+		return
+	}
+	if k.readyIndex[t.Priority] == t {
+		k.readyIndex[t.Priority] = nil // the end marker precedes the first task
+		if i > 0 {
+			k.readyIndex[t.Priority] = l[i-1]
+		}
+	}
+	k.ready[t.Priority] = slices.Delete(l, i, i+1)
 }
 
 // onReadyList reports whether t is on a ready list: a ready or running task
