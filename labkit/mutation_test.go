@@ -90,7 +90,13 @@ package labkit
 //	esp32-give-overfill      a give to a full semaphore succeeds                       platforms/esp32/queue.go:Kernel.xQueueGenericSend             esp32 TestGiveToAFullSemaphoreFails
 //	esp32-isr-give-overfill  a give from an ISR to a full semaphore succeeds           platforms/esp32/queue.go:Kernel.xSemaphoreGiveFromISR         esp32 TestGiveToAFullSemaphoreFails
 //	esp32-counting-full      a counting semaphore created full is refused              platforms/esp32/queue.go:Kernel.NewSemaphore                  esp32 TestCountingSemaphoreCreatedFull
-//	esp32-waitlist-unsorted  inheriting a blocked task leaves its wait list order      platforms/esp32/queue.go:Kernel.setPriority                   esp32 TestInheritedPriorityReordersTheWaitList
+//	esp32-waitlist-resorted  inheriting a blocked task re-sorts its wait list          platforms/esp32/queue.go:Kernel.setPriority                   esp32 TestInheritanceKeepsTheWaitListOrder
+//	esp32-pick-stays         the selected task is not moved to its list's tail         platforms/esp32/tasks.go:Kernel.pickNext                      esp32 TestBestEffortRoundRobin
+//	esp32-pick-no-wait       a selection passes over a peer in transit                 platforms/esp32/tasks.go:Kernel.pickNext                      esp32 TestTimeSliceUnpinnedFair
+//	esp32-insert-at-tail     a readied task always goes to its list's tail             platforms/esp32/tasks.go:Kernel.addReady                      esp32 TestReadiedAheadOfAWalkedList
+//	esp32-tick-yields-other  core 0's tick yields core 1 for a task it readies         platforms/esp32/tasks.go:Kernel.sysTickHandler                esp32 TestTickWakeWaitsForOwnCoreTick
+//	esp32-no-yield-pending   a wake that outranks the core leaves no yield pending     platforms/esp32/tasks.go:Kernel.makeReady                     esp32 TestYieldPendingTakenAtTick
+//	esp32-delay0-noop        vTaskDelay(0) returns without yielding                    platforms/esp32/notify.go:TCB.Delay                           esp32 TestDelayZeroYields
 //	rk3399-handoff-max       lock-scaling's handoff_ns reports the maximum             platforms/rk3399/experiments.go:runLockScaling                rk3399 TestLockScalingHandoffIsTheMean
 //	rk3399-energy-one-core   a run's energy is the last core's alone                   platforms/rk3399/workload.go:run.result                       rk3399 TestEnergyCoversEveryUsedCore
 //	cal-relres-zero          a measured zero divides by zero (NaN residual)            labkit/calibrate.go:relResidual                               labkit TestRelResidual
@@ -464,10 +470,34 @@ var mutants = []mutant{
 		old: `if maxCount == 0 || initial > maxCount {`,
 		new: `if maxCount == 0 || initial >= maxCount {`,
 		pkg: "./platforms/esp32", test: "TestCountingSemaphoreCreatedFull"},
-	{name: "esp32-waitlist-unsorted", file: "platforms/esp32/queue.go",
-		old: "\t\tl.remove(t)\n\t\tt.Priority = prio\n\t\tl.insert(t)",
-		new: "\t\t_ = l\n\t\tt.Priority = prio",
-		pkg: "./platforms/esp32", test: "TestInheritedPriorityReordersTheWaitList"},
+	{name: "esp32-waitlist-resorted", file: "platforms/esp32/queue.go",
+		old: "\t\tt.Priority = prio\n\t\treturn\n",
+		new: "\t\tif l := t.event; l != nil {\n\t\t\tl.remove(t)\n\t\t\tt.Priority = prio\n\t\t\tl.insert(t)\n\t\t}\n\t\tt.Priority = prio\n\t\treturn\n",
+		pkg: "./platforms/esp32", test: "TestInheritanceKeepsTheWaitListOrder"},
+	{name: "esp32-pick-stays", file: "platforms/esp32/tasks.go",
+		old: "\t\t\tcopy(l[i:], l[i+1:])\n\t\t\tl[len(l)-1] = t\n\t\t\treturn t",
+		new: "\t\t\t_ = i\n\t\t\treturn t",
+		pkg: "./platforms/esp32", test: "TestBestEffortRoundRobin"},
+	{name: "esp32-pick-no-wait", file: "platforms/esp32/tasks.go",
+		old: "\t\t\t\tif wait {\n\t\t\t\t\treturn nil",
+		new: "\t\t\t\tif wait && false {\n\t\t\t\t\treturn nil",
+		pkg: "./platforms/esp32", test: "TestTimeSliceUnpinnedFair"},
+	{name: "esp32-insert-at-tail", file: "platforms/esp32/tasks.go",
+		old: "if x := k.readyIndex[t.Priority]; x != nil {",
+		new: "if x := k.readyIndex[t.Priority]; x != nil && false {",
+		pkg: "./platforms/esp32", test: "TestReadiedAheadOfAWalkedList"},
+	{name: "esp32-tick-yields-other", file: "platforms/esp32/tasks.go",
+		old: "\t\t\t\tk.unblockOnTick(p, t)\n",
+		new: "\t\t\t\tk.unblock(p, t)\n",
+		pkg: "./platforms/esp32", test: "TestTickWakeWaitsForOwnCoreTick"},
+	{name: "esp32-no-yield-pending", file: "platforms/esp32/tasks.go",
+		old: "\t\tk.cpu[c].yieldPending = true\n",
+		new: "\n",
+		pkg: "./platforms/esp32", test: "TestYieldPendingTakenAtTick"},
+	{name: "esp32-delay0-noop", file: "platforms/esp32/notify.go",
+		old: "\tif ticks > 0 {\n\t\tk.enterCritical(p, k.KernelLock)",
+		new: "\tif ticks == 0 {\n\t\treturn\n\t}\n\tif ticks > 0 {\n\t\tk.enterCritical(p, k.KernelLock)",
+		pkg: "./platforms/esp32", test: "TestDelayZeroYields"},
 	{name: "rk3399-handoff-max", file: "platforms/rk3399/experiments.go",
 		old: `m["handoff_ns"] = r.Handoffs.Mean().Nanos()`,
 		new: `m["handoff_ns"] = r.Handoffs.Max().Nanos()`,

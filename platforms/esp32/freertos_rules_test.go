@@ -58,13 +58,16 @@ func TestDisinheritAfterTimeoutKeepsPriorityWithOtherMutexHeld(t *testing.T) {
 // calls prvCheckForYield( pxUnblockedTCB, xCurCoreID, pdFALSE ), and
 // prvCheckForYieldUsingPrioritySMP yields the current core only if
 // `uxTaskPriority > pxCurrentTCB[ xCurCoreID ]->uxPriority` when
-// xYieldEqualPriority is pdFALSE). The giver keeps its core until the next
-// tick or its own block; the woken task waits in the ready list.
+// xYieldEqualPriority is pdFALSE). The giver sends itself no yield
+// interrupt and keeps its core until the next tick or its own block; the
+// woken task waits in the ready list. (A yield would not switch either: the
+// giver is ahead of the woken task on the list, and the selection would
+// keep it.)
 func TestEqualPriorityWakeDoesNotPreempt(t *testing.T) {
 	e, k := newTestKernel(t, nil)
 	sem, _ := k.NewSemaphore("s", Binary, 1, 0, 8)
 	var giver, curAfter *TCB
-	var switches int
+	var switches, ipis int
 	var tickBefore, tickAfter uint32
 	var order []string
 	// The waiter is first in the ready list: it runs first and blocks.
@@ -73,18 +76,18 @@ func TestEqualPriorityWakeDoesNotPreempt(t *testing.T) {
 		order = append(order, tcb.Name)
 	})
 	giver = mustTask(t, k, "giver", 5, 0, func(tcb *TCB) {
-		tickBefore, switches = tcb.TickCount(), k.Switches
+		tickBefore, switches, ipis = tcb.TickCount(), k.Switches, k.SoC.IPIs
 		tcb.SemaphoreGive(sem)
 		tcb.Now()
-		tickAfter, switches, curAfter = tcb.TickCount(), k.Switches-switches, k.Current(0)
+		tickAfter, switches, ipis, curAfter = tcb.TickCount(), k.Switches-switches, k.SoC.IPIs-ipis, k.Current(0)
 		order = append(order, tcb.Name)
 	})
 	run(t, e, k)
 	if tickAfter != tickBefore {
 		t.Fatalf("a tick (%d to %d) came between the give and the check: the test does not isolate the give", tickBefore, tickAfter)
 	}
-	if switches != 0 || curAfter != giver {
-		t.Fatalf("giving to an equal-priority waiter on the same core: %d context switches, core 0 runs %s; want 0, giver", switches, curAfter.Name)
+	if switches != 0 || ipis != 0 || curAfter != giver {
+		t.Fatalf("giving to an equal-priority waiter on the same core: %d context switches, %d crosscore interrupts, core 0 runs %s; want 0, 0, giver", switches, ipis, curAfter.Name)
 	}
 	if want := []string{"giver", "waiter"}; !slices.Equal(order, want) {
 		t.Fatalf("finished in order %v, want %v", order, want)

@@ -72,13 +72,15 @@ func TestDisinheritAfterTimeoutKeepsRemainingWaiters(t *testing.T) {
 }
 
 // A holder that inherits a priority while it is itself blocked on another
-// semaphore moves up that semaphore's waiting list (tasks.c
-// vTaskPriorityInherit: the event list item's value is reset and
-// xTaskRemoveFromEventList takes the highest-priority waiter): the next
-// give wakes it before a waiter it now outranks. Here H (3) holds mutex m
-// and waits on s behind W (5); T (8) then blocks on m, lifting H to 8
-// ahead of W; the first give of s goes to H.
-func TestInheritedPriorityReordersTheWaitList(t *testing.T) {
+// semaphore keeps its place in that semaphore's waiting list: tasks.c's
+// xTaskPriorityInherit changes only the value of its event list item, and
+// xTaskRemoveFromEventList wakes the list's head. The new value orders the
+// waiters that come later (vListInsert walks past the items of lower or
+// equal value). Here H (3) holds mutex m and waits on s behind W (5); T (8)
+// then blocks on m, lifting H to 8 where it stands; X (4) then waits on s,
+// and goes behind H (at 3, H would have been behind X). The gives of s wake
+// W, H, X.
+func TestInheritanceKeepsTheWaitListOrder(t *testing.T) {
 	e, k := newTestKernel(t, nil)
 	m, err := k.NewSemaphore("m", Mutex, 1, 1, 8)
 	if err != nil {
@@ -88,37 +90,42 @@ func TestInheritedPriorityReordersTheWaitList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var order []string
-	var waiting []string
-	var h, w *TCB
-	h = mustTask(t, k, "H", 3, 0, func(tcb *TCB) {
-		tcb.SemaphoreTake(m, PortMaxDelay)
+	var order, waiting []string
+	take := func(tcb *TCB) {
 		tcb.SemaphoreTake(s, PortMaxDelay)
-		order = append(order, "H")
+		order = append(order, tcb.Name)
+	}
+	h := mustTask(t, k, "H", 3, 0, func(tcb *TCB) {
+		tcb.SemaphoreTake(m, PortMaxDelay)
+		take(tcb)
 		tcb.SemaphoreGive(m)
 	})
-	w = mustTask(t, k, "W", 5, 0, func(tcb *TCB) {
+	w := mustTask(t, k, "W", 5, 0, func(tcb *TCB) {
 		tcb.Delay(1)
-		tcb.SemaphoreTake(s, PortMaxDelay)
-		order = append(order, "W")
+		take(tcb)
 	})
 	mustTask(t, k, "T", 8, 0, func(tcb *TCB) {
 		tcb.Delay(2)
 		tcb.SemaphoreTake(m, PortMaxDelay)
 		tcb.SemaphoreGive(m)
 	})
-	mustTask(t, k, "G", 9, 0, func(tcb *TCB) {
+	mustTask(t, k, "X", 4, 0, func(tcb *TCB) {
 		tcb.Delay(3)
+		take(tcb)
+	})
+	mustTask(t, k, "G", 9, 0, func(tcb *TCB) {
+		tcb.Delay(4)
 		for _, x := range s.Waiters() {
 			waiting = append(waiting, x.Name)
 		}
-		tcb.SemaphoreGive(s)
-		tcb.Delay(1)
-		tcb.SemaphoreGive(s)
+		for range 3 {
+			tcb.SemaphoreGive(s)
+			tcb.Delay(1)
+		}
 	})
 	run(t, e, k)
-	if !slices.Equal(waiting, []string{"H", "W"}) || !slices.Equal(order, []string{"H", "W"}) {
-		t.Errorf("waiting on s %v, took s in order %v; want H (inherited 8) before W (5) in both", waiting, order)
+	if want := []string{"W", "H", "X"}; !slices.Equal(waiting, want) || !slices.Equal(order, want) {
+		t.Errorf("waiting on s %v, took s in order %v; want %v in both", waiting, order, want)
 	}
 	if h.Priority != 3 || w.Priority != 5 {
 		t.Errorf("priorities after the run: H %d, W %d; want their base 3 and 5", h.Priority, w.Priority)

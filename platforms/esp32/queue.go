@@ -318,19 +318,17 @@ func (k *Kernel) xTaskPriorityInherit(p *sim.Proc, waiter, holder *TCB) bool {
 }
 
 func (k *Kernel) setPriority(t *TCB, prio int) {
-	switch {
-	case onReadyList(t): // the running holder too: IDF keeps it on its list
-		k.removeReady(t)
+	if !onReadyList(t) { // the running holder is on one too: IDF keeps it there
+		// A holder blocked on another object keeps its place in that
+		// object's event list: tasks.c changes only its event item's
+		// value, which orders later insertions, and does not re-sort the
+		// list (xTaskPriorityInherit, vTaskPriorityDisinheritAfterTimeout).
 		t.Priority = prio
-		k.addReady(t)
-	case t.event != nil: // keep the event list in priority order
-		l := t.event
-		l.remove(t)
-		t.Priority = prio
-		l.insert(t)
-	default:
-		t.Priority = prio
+		return
 	}
+	k.removeReady(t)
+	t.Priority = prio
+	k.addReady(t)
 }
 
 // xTaskPriorityDisinherit drops the giving holder back to its base priority
