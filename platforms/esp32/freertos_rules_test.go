@@ -294,26 +294,17 @@ func TestCountingSemaphoreCreatedFull(t *testing.T) {
 // the slices go A, B, A, C, B, A, C (vanilla: A, B, C, A, B, C, A).
 func TestBestEffortRoundRobin(t *testing.T) {
 	e, k := newTestKernel(t, nil)
-	busy := func(tcb *TCB) {
-		for tcb.TickCount() < 8 {
-			tcb.Work(2_400) // 10 us
-			tcb.Now()
-		}
-	}
+	busy := busyUntilTick(8)
 	mustTask(t, k, "C", 5, 0, func(tcb *TCB) {
 		tcb.Delay(1)
 		busy(tcb)
 	})
 	mustTask(t, k, "A", 5, 0, busy)
 	mustTask(t, k, "B", 5, 0, busy)
-	tick := sim.Second / sim.Time(k.Config().TickHz)
-	var got []string
-	for n := range 7 { // the task core 0 runs in the middle of each tick period
-		e.At(sim.Time(n)*tick+tick/2, sim.NewEvent(func() { got = append(got, k.Current(0).Name) }, false))
-	}
+	got := sampleCore0(e, k, 7)
 	run(t, e, k)
-	if want := []string{"A", "B", "A", "C", "B", "A", "C"}; !slices.Equal(got, want) {
-		t.Fatalf("core 0 ran %v in tick periods 0-6, want %v", got, want)
+	if want := []string{"A", "B", "A", "C", "B", "A", "C"}; !slices.Equal(*got, want) {
+		t.Fatalf("core 0 ran %v in tick periods 0-6, want %v", *got, want)
 	}
 }
 
@@ -332,14 +323,9 @@ func TestTickWakeWaitsForOwnCoreTick(t *testing.T) {
 		// One crosscore interrupt: vTaskDelay's own portYIELD_WITHIN_API.
 		woke, ipis = tcb.Now(), k.SoC.IPIs-ipis-1
 	})
-	mustTask(t, k, "A", 5, 1, func(tcb *TCB) {
-		for tcb.TickCount() < 3 {
-			tcb.Work(2_400)
-			tcb.Now()
-		}
-	})
+	mustTask(t, k, "A", 5, 1, busyUntilTick(3))
 	run(t, e, k)
-	tick := sim.Second / sim.Time(k.Config().TickHz)
+	tick := tickPeriod(k)
 	if ipis != 0 || woke < tick || woke > tick+20*sim.Microsecond {
 		t.Fatalf("B woke at %v, with %d crosscore interrupts besides its own yield; want within 20 us of tick 1 (%v), by core 1's own tick, with none", woke, ipis, tick)
 	}
@@ -387,14 +373,9 @@ func TestYieldPendingTakenAtTick(t *testing.T) {
 		tcb.SemaphoreTake(s, PortMaxDelay)
 		woke = tcb.Now()
 	})
-	mustTask(t, k, "L", 5, 0, func(tcb *TCB) {
-		for tcb.TickCount() < 3 {
-			tcb.Work(2_400)
-			tcb.Now()
-		}
-	})
+	mustTask(t, k, "L", 5, 0, busyUntilTick(3))
 	run(t, e, k)
-	tick := sim.Second / sim.Time(k.Config().TickHz)
+	tick := tickPeriod(k)
 	if gave == 0 || gave >= tick || woke < tick || woke > tick+20*sim.Microsecond {
 		t.Fatalf("given at %v, H ran at %v; want a give before tick 1 and H within 20 us of it (%v)", gave, woke, tick)
 	}
@@ -419,25 +400,41 @@ func TestReadiedAheadOfAWalkedList(t *testing.T) {
 			k.SemaphoreGiveFromISR(p, s) // C does not outrank B: no yield
 		}
 	}
-	busy := func(tcb *TCB) {
-		for tcb.TickCount() < 6 {
-			tcb.Work(2_400)
-			tcb.Now()
-		}
-	}
+	busy := busyUntilTick(6)
 	mustTask(t, k, "C", 5, 0, func(tcb *TCB) {
 		tcb.SemaphoreTake(s, PortMaxDelay)
 		busy(tcb)
 	})
 	mustTask(t, k, "A", 5, 0, busy)
 	mustTask(t, k, "B", 5, 0, busy)
-	tick := sim.Second / sim.Time(k.Config().TickHz)
-	var got []string
-	for n := range 5 {
-		e.At(sim.Time(n)*tick+tick/2, sim.NewEvent(func() { got = append(got, k.Current(0).Name) }, false))
-	}
+	got := sampleCore0(e, k, 5)
 	run(t, e, k)
-	if want := []string{"A", "B", "C", "A", "B"}; !given || !slices.Equal(got, want) {
-		t.Fatalf("given %v; core 0 ran %v in tick periods 0-4, want %v", given, got, want)
+	if want := []string{"A", "B", "C", "A", "B"}; !given || !slices.Equal(*got, want) {
+		t.Fatalf("given %v; core 0 ran %v in tick periods 0-4, want %v", given, *got, want)
 	}
+}
+
+// busyUntilTick is a task that works in 10 us steps until the tick count
+// reaches n.
+func busyUntilTick(n uint32) func(*TCB) {
+	return func(tcb *TCB) {
+		for tcb.TickCount() < n {
+			tcb.Work(2_400)
+			tcb.Now()
+		}
+	}
+}
+
+// tickPeriod is the kernel's tick period.
+func tickPeriod(k *Kernel) sim.Time { return sim.Second / sim.Time(k.Config().TickHz) }
+
+// sampleCore0 records the task core 0 runs in the middle of each of the
+// first n tick periods.
+func sampleCore0(e *sim.Engine, k *Kernel, n int) *[]string {
+	var got []string
+	tick := tickPeriod(k)
+	for i := range n {
+		e.At(sim.Time(i)*tick+tick/2, sim.NewEvent(func() { got = append(got, k.Current(0).Name) }, false))
+	}
+	return &got
 }

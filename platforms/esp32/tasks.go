@@ -328,9 +328,9 @@ func (k *Kernel) raiseYield(c int) {
 	k.SoC.Cores[c].Raise(IRQCrosscore)
 }
 
-// makeReady moves an unblocked task to the tail of its ready list
-// (prvAddTaskToReadyList) and decides who must yield (prvCheckForYield with
-// xYieldEqualPriority pdFALSE): it returns true when the task outranks the
+// makeReady files an unblocked task on its ready list (readyAgain) and
+// decides who must yield (prvCheckForYield with xYieldEqualPriority
+// pdFALSE): it returns true when the task outranks the
 // one running on the calling core, and sends the other core a yield
 // interrupt when the task may run there and outranks its current task. A
 // task woken before its own core switched it out is its core's current task
@@ -354,10 +354,10 @@ func (k *Kernel) makeReady(p *sim.Proc, t *TCB) bool {
 	return false
 }
 
-// readyAgain files an unblocked task on its ready list. It reports whether
-// the caller must decide who yields: not for a task that is still a core's
-// current task (no core outranks it), nor for one in transit, whose switch
-// asks once it completes (finishSwitch).
+// readyAgain files an unblocked task on its ready list (addReady). It
+// reports whether the caller must decide who yields: not for a task that is
+// still a core's current task (no core outranks it), nor for one in
+// transit, whose switch asks once it completes (finishSwitch).
 func (k *Kernel) readyAgain(t *TCB) bool {
 	if t.delayed {
 		k.removeDelayed(t)
@@ -435,9 +435,9 @@ func (k *Kernel) leaveEvent(p *sim.Proc, t *TCB) {
 // asks for a switch when uxTopReadyPriority is above its task's priority.
 // Both time-slice when the ready list of their task's priority holds more
 // than one task, running tasks included, and switch when a yield is pending
-// (xYieldPending); the switch then selects, and may keep the current task (CODE: esp-idf v5.1
-// components/freertos/FreeRTOS-Kernel/tasks.c, xTaskIncrementTick and
-// xTaskIncrementTickOtherCores).
+// (xYieldPending); the switch then selects, and may keep the current task
+// (CODE: esp-idf v5.1 components/freertos/FreeRTOS-Kernel/tasks.c,
+// xTaskIncrementTick and xTaskIncrementTickOtherCores).
 func (k *Kernel) sysTickHandler(p *sim.Proc, c int) {
 	k.work(p, k.cfg.TickBody)
 	k.enterCritical(p, k.KernelLock)
