@@ -318,7 +318,7 @@ func (k *Kernel) xTaskPriorityInherit(p *sim.Proc, waiter, holder *TCB) bool {
 }
 
 func (k *Kernel) setPriority(t *TCB, prio int) {
-	if !onReadyList(t) { // the running holder is on one too: IDF keeps it there
+	if !onReadyList(t) { // a running holder is on one: IDF keeps it there
 		// A holder blocked on another object keeps its place in that
 		// object's event list: tasks.c changes only its event item's
 		// value, which orders later insertions, and does not re-sort the

@@ -338,6 +338,8 @@ func (k *Kernel) raiseYield(c int) {
 // included. Call it under xKernelLock.
 func (k *Kernel) makeReady(p *sim.Proc, t *TCB) bool {
 	if !k.readyAgain(t) {
+		// A task in transit is seen to by finishSwitch, when it can run.
+		t.wokenInTransit = t.inTransit
 		return false
 	}
 	c := coreID(p)
@@ -369,7 +371,6 @@ func (k *Kernel) readyAgain(t *TCB) bool {
 		return false
 	case t.inTransit:
 		t.State = Ready
-		t.wokenInTransit = true
 		return false
 	}
 	t.State = Ready
@@ -415,7 +416,6 @@ func (k *Kernel) unblock(p *sim.Proc, t *TCB) bool {
 func (k *Kernel) unblockOnTick(p *sim.Proc, t *TCB) {
 	k.leaveEvent(p, t)
 	k.readyAgain(t)
-	t.wokenInTransit = false
 }
 
 // leaveEvent takes a blocked task off the event list it waits on.
