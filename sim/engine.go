@@ -70,6 +70,8 @@ type Engine struct {
 	horizon  Time
 	handOffs uint64
 	settled  uint64
+	// switches counts the resumptions of a process's coroutine (Switches).
+	switches uint64
 
 	// Limits.
 	Until Time // stop when simulated time would pass Until (0: no limit)
@@ -150,6 +152,15 @@ func (e *Engine) Now() Time { return e.now }
 
 // Events returns the number of events dispatched so far.
 func (e *Engine) Events() uint64 { return e.events }
+
+// Switches returns how many times a process's coroutine has been resumed:
+// each is a round trip of two coroutine switches (in and back out), the
+// cost a wait adds to its event when the process cannot settle it on its
+// own coroutine (Proc.await handles its own wake, and moves its clock when
+// nothing can happen first, with none). BenchmarkCoroutineRoundTrip times
+// one round trip, so that events and switches together give the floor of a
+// run's wall time before any model work.
+func (e *Engine) Switches() uint64 { return e.switches }
 
 // Stream returns a random stream for the named component. Streams depend
 // only on the run seed and the name, so adding a component never shifts

@@ -120,3 +120,45 @@ func TestDirectHandOffSameRun(t *testing.T) {
 		})
 	}
 }
+
+// Switches counts every resumption of a coroutine, worked out by hand for
+// processes that compute n times: alone, a process settles its own waits
+// on its coroutine (moving its clock, or taking its wake in await), unless
+// every wait goes through Run; two in step switch once per wait through
+// Run, and half as often with direct hand-offs, where one of them
+// dispatches the events and never leaves its coroutine.
+func TestSwitchesCountResumptions(t *testing.T) {
+	const n = 100
+	for _, tc := range []struct {
+		cores         int
+		direct, ahead bool
+		want          uint64
+	}{
+		{1, true, true, 1},       // its clock moves: the start only
+		{1, true, false, 1},      // every wait an event, each taken in await
+		{1, false, true, 1},      // its clock moves
+		{1, false, false, 1 + n}, // every wait through Run
+		{2, false, true, 2 + 2*n},
+		{2, true, true, 2 + n}, // the first to start resumes the other at each of its waits
+	} {
+		t.Run(fmt.Sprintf("cores=%d,direct=%v,ahead=%v", tc.cores, tc.direct, tc.ahead), func(t *testing.T) {
+			r := newRig(t, tc.cores, true, nil)
+			defer r.e.Close()
+			r.e.direct, r.e.ahead = tc.direct, tc.ahead
+			for _, c := range r.e.Cores() {
+				r.e.Spawn(c, fmt.Sprintf("w%d", c.ID), func(p *Proc) {
+					for range n {
+						p.Compute(10)
+					}
+				})
+			}
+			r.run(t)
+			if got := r.e.Switches(); got != tc.want {
+				t.Errorf("Switches() = %d, want %d", got, tc.want)
+			}
+			if r.e.Now() != 10*n*Nanosecond {
+				t.Errorf("ended at %v, want %v", r.e.Now(), 10*n*Nanosecond)
+			}
+		})
+	}
+}

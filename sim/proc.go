@@ -101,6 +101,7 @@ func (e *Engine) run(p *Proc) {
 	for {
 		e.running = p
 		p.running = true
+		e.switches++
 		q, ok := p.next()
 		p.running = false
 		if !ok {

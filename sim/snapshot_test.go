@@ -32,6 +32,7 @@ var snapshotExempt = map[string]string{
 	"Engine.direct":     "who dispatches the events (Proc.await), not what they do",
 	"Engine.handOffs":   "a count of who dispatched events, for tests",
 	"Engine.settled":    "a count of how wake-ups were dispatched, for tests",
+	"Engine.switches":   "a count of coroutine resumptions, for benchmarks",
 
 	"Proc.Name":    "a label",
 	"Proc.e":       "the engine it belongs to",

@@ -23,8 +23,10 @@ func BenchmarkMutex2M(b *testing.B) {
 // task with every period simulated (no fast-forward): the detailed engine's
 // speed on the kernel's lock paths, for profiling
 // (go test -run '^$' -bench MutexDetailed -cpuprofile cpu.out ./platforms/esp32/).
-// Reports the events per critical section and the wall time per event
-// (BenchmarkEngine's ns/op is the same figure for empty events).
+// Reports the events and the coroutine round trips (sim.Engine.Switches)
+// per critical section, and the wall time per event; sim's
+// BenchmarkEngine and BenchmarkCoroutineRoundTrip time an empty event and
+// a bare round trip, the floor of each.
 func BenchmarkMutexDetailed(b *testing.B) {
 	var r CSResult
 	for b.Loop() {
@@ -38,5 +40,6 @@ func BenchmarkMutexDetailed(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(r.Events)/float64(r.Expected), "events/cs")
+	b.ReportMetric(float64(r.Switches)/float64(r.Expected), "switches/cs")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(r.Events), "ns/event")
 }

@@ -117,6 +117,10 @@ type CSResult struct {
 	// Events is the number of simulator events the run took (skipped
 	// periods count their events).
 	Events uint64
+	// Switches is how many times a task's coroutine was resumed in the
+	// part of the run simulated in detail (sim.Engine.Switches; skipped
+	// periods add none).
+	Switches uint64
 	// FastForward says how much of the run was skipped as repetitions of
 	// a periodic stretch (see RunOptions.Detailed).
 	FastForward sim.FastForwardStats
@@ -245,6 +249,7 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	}
 	res.Trace = e.Trace
 	res.Events = e.Events()
+	res.Switches = e.Switches()
 	res.FastForward = e.FastForward()
 	res.Counter = k.SoC.Mem.Peek(w.counter)
 	res.Expected = uint64(len(w.tasks) * w.iterations)
