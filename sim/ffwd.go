@@ -242,8 +242,8 @@ func (l *loopState) snapshot(s *Snapshot) {
 // declares them with Carry; loops may nest (a retry loop inside a call).
 func (p *Proc) Loop(n int) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		l := &loopState{n: n}
-		p.loops = append(p.loops, l)
+		p.loops = append(p.loops, p.newLoop(n))
+		l := p.loops[len(p.loops)-1]
 		defer func() { p.loops = p.loops[:len(p.loops)-1] }()
 		outer := p.hist
 		for l.n < 0 || l.done < l.n {
@@ -256,6 +256,20 @@ func (p *Proc) Loop(n int) iter.Seq[int] {
 			}
 		}
 	}
+}
+
+// newLoop returns the state of a loop of n iterations about to open. It
+// reuses the one that last stood at that depth, past the end of p.loops
+// (a blocking call's retry loop opens at every call): a closed loop is in
+// no snapshot that a jump applies, which take the open loops only.
+func (p *Proc) newLoop(n int) *loopState {
+	if k := len(p.loops); k < cap(p.loops) {
+		if l := p.loops[:k+1][k]; l != nil {
+			*l = loopState{n: n}
+			return l
+		}
+	}
+	return &loopState{n: n}
 }
 
 // loopHead is the head of a loop entered when the process had seen outer:
