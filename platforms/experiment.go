@@ -155,6 +155,10 @@ type RunResult struct {
 	// reports it; with the wall time it gives the cost of one event. Never
 	// recorded, like Skipped.
 	Events uint64 `msgpack:"-" json:"-"`
+	// Switches is how many times a process's coroutine was resumed in the
+	// part of the run simulated in detail (sim.Engine.Switches; skipped
+	// periods add none), when the run reports it. Never recorded.
+	Switches uint64 `msgpack:"-" json:"-"`
 }
 
 // RunFunc runs one simulation. It must depend only on spec (deterministic

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"time"
 )
 
@@ -38,6 +39,24 @@ func BenchEngine(n int) float64 {
 	for left > 0 && e.Step() {
 	}
 	return float64(n) / time.Since(start).Seconds()
+}
+
+// BenchCoroutine resumes a coroutine built as NewProc builds a process's
+// (iter.Pull) n times, into it and back out with no simulation around it,
+// and returns the wall time of one such round trip in nanoseconds: what
+// each of a run's Engine.Switches costs at the least. It backs
+// BenchmarkCoroutineRoundTrip and `lab bench`.
+func BenchCoroutine(n int) float64 {
+	next, stop := iter.Pull(func(yield func(int) bool) {
+		for i := 0; yield(i); i++ {
+		}
+	})
+	defer stop()
+	start := time.Now()
+	for range n {
+		next()
+	}
+	return float64(time.Since(start).Nanoseconds()) / float64(max(n, 1))
 }
 
 // LockBench is what BenchLock measured.

@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"iter"
-	"testing"
-)
+import "testing"
 
 // BenchmarkEngine schedules and dispatches events with about 1,000 pending,
 // the shape of a busy multi-core run. Reports events/s.
@@ -44,18 +41,11 @@ func BenchmarkLock(b *testing.B) {
 	b.ReportMetric(float64(r.Events)/float64(r.Sections), "events/cs")
 }
 
-// BenchmarkCoroutineRoundTrip times one resumption of a coroutine built as
-// NewProc builds a process's (iter.Pull): into it and back out, with no
-// simulation around it. Engine.Switches counts these round trips in a run,
-// Engine.Events its events (BenchmarkEngine times an empty one): together
-// they bound a run's wall time from below before any model work.
+// BenchmarkCoroutineRoundTrip times BenchCoroutine: ns/op is one
+// resumption of a process's kind of coroutine. Engine.Switches counts these
+// round trips in a run, Engine.Events its events (BenchmarkEngine times an
+// empty one): together they bound a run's wall time from below before any
+// model work.
 func BenchmarkCoroutineRoundTrip(b *testing.B) {
-	next, stop := iter.Pull(func(yield func(int) bool) {
-		for i := 0; yield(i); i++ {
-		}
-	})
-	defer stop()
-	for b.Loop() {
-		next()
-	}
+	BenchCoroutine(b.N)
 }

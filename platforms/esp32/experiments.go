@@ -201,7 +201,7 @@ func csRunResult(r CSResult) platforms.RunResult {
 			metrics["worst_irq_"+c.String()+"_us"] = r.IRQBlameUS[c][worst]
 		}
 	}
-	rr := platforms.RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace, Events: r.Events}
+	rr := platforms.RunResult{Metrics: metrics, Samples: samples, Trace: r.Trace, Events: r.Events, Switches: r.Switches}
 	if r.TotalMS > 0 {
 		rr.Skipped = r.FastForward.Time.Millis() / r.TotalMS
 	}

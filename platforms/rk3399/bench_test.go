@@ -49,17 +49,20 @@ func experiment(b *testing.B, name string) platforms.Experiment {
 }
 
 // runLoop times one run of variant at params, seed 1, and reports the
-// events it dispatched and the wall time per event (BenchmarkEngine's
-// ns/op is the same figure for empty events).
+// events it dispatched, the coroutine round trips it took
+// (sim.Engine.Switches) and the wall time per event (sim's BenchmarkEngine
+// and BenchmarkCoroutineRoundTrip time an empty event and a bare round
+// trip).
 func runLoop(b *testing.B, e platforms.Experiment, variant string, params map[string]float64) {
-	var events uint64
+	var events, switches uint64
 	for b.Loop() {
 		r, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: variant, Params: params, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		events = r.Events
+		events, switches = r.Events, r.Switches
 	}
 	b.ReportMetric(float64(events), "events/op")
+	b.ReportMetric(float64(switches), "switches/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
 }

@@ -83,7 +83,7 @@ func runWait(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace, Events: r.Events}, nil
+	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace, Events: r.Events, Switches: r.Switches}, nil
 }
 
 func runSplit(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
@@ -109,7 +109,7 @@ func runSplit(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult,
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace, Events: r.Events}, nil
+	return platforms.RunResult{Metrics: withOS(metrics(w, r), w, r), Trace: w.Trace, Events: r.Events, Switches: r.Switches}, nil
 }
 
 // scalingParams are the lock-scaling workload: every thread hammers one lock
@@ -207,7 +207,7 @@ func runLockScaling(ctx context.Context, spec platforms.RunSpec) (platforms.RunR
 	if r.Handoffs.Count() > 0 {
 		m["handoff_ns"] = r.Handoffs.Mean().Nanos()
 	}
-	return platforms.RunResult{Metrics: m, Trace: w.Trace, Events: r.Events}, nil
+	return platforms.RunResult{Metrics: m, Trace: w.Trace, Events: r.Events, Switches: r.Switches}, nil
 }
 
 func spinlockWait() platforms.Experiment {

@@ -101,8 +101,10 @@ type Result struct {
 	// idle); Schedules the schedule() calls of the tiered policy.
 	Idle      sim.Time
 	Schedules int
-	// Events is how many events the engine dispatched (for lab bench).
-	Events uint64
+	// Events is how many events the engine dispatched (for lab bench);
+	// Switches how many times a thread's coroutine was resumed
+	// (sim.Engine.Switches, for the benchmarks).
+	Events, Switches uint64
 }
 
 // StallPct is the share of the used cores' time spent waiting for a lock.
@@ -338,7 +340,7 @@ func (r *run) spinUnlockIRQRestore(p *sim.Proc, a acquisition) {
 func (r *run) result() Result {
 	res := r.res
 	res.Elapsed = r.e.Now()
-	res.Events = r.e.Events()
+	res.Events, res.Switches = r.e.Events(), r.e.Switches()
 	for _, c := range r.counters {
 		res.Counter += r.mem.Peek(c)
 	}

@@ -46,7 +46,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	peer := fs.Bool("peer", true, "also time the peer simulators in bench/peers (SimGrid, SimPy; scripts/setup.sh --peers installs them)")
 	peerTrials := fs.Int("peer-trials", 3, "rounds of the peer comparison, each timing the ESP32 mutex run (fast-forwarded and detailed), the peers' workload on the bare engine (sim_lock_2m_wall_s) and every peer in turn; the best of each counts")
-	events := fs.Int("events", 2_000_000, "events for the engine benchmark")
+	events := fs.Int("events", 2_000_000, "events for the engine benchmark, and round trips for the coroutine one")
 	detailed := fs.Bool("detailed", true, "also time the ESP32 mutex run without fast-forward (about 7 s)")
 	scaling := fs.Bool("scaling", true, "also time child runs at growing iterations and cores, for the slopes (about 10 s)")
 	sweepName := fs.String("sweep", "", "experiment for the 64-run sweep (default: "+sweepDefault+" with -sweep-set "+sweepDefaultSet+" if registered, else the first in the catalog)")
@@ -113,6 +113,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	fig["engine_events_per_s"] = sim.BenchEngine(*events)
 	fig["engine_ns_per_event"] = 1e9 / fig["engine_events_per_s"].(float64)
+	fig["coroutine_round_trip_ns"] = sim.BenchCoroutine(*events)
 
 	timeDefault := func(key, name string, variants ...string) *labkit.Result {
 		res, err := timeRun(ctx, name, variants, labkit.RunOptions{})
@@ -187,8 +188,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // people (-json keeps them exact).
 func (fig benchFigures) table() labkit.Table {
 	t := labkit.Table{Title: "lab bench", Header: []string{"figure", "value"}}
-	keys := []string{"engine_events_per_s", "engine_ns_per_event", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct", "esp32_mutex_2m_detailed_wall_s",
-		"esp32_mutex_2m_events", "esp32_mutex_2m_detailed_ns_per_event", "esp32_mutex_2m_events_at_engine_speed_s",
+	keys := []string{"engine_events_per_s", "engine_ns_per_event", "coroutine_round_trip_ns", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct",
+		"esp32_mutex_2m_detailed_wall_s", "esp32_mutex_2m_events", "esp32_mutex_2m_detailed_ns_per_event", "esp32_mutex_2m_events_at_engine_speed_s",
+		"esp32_mutex_2m_switches", "esp32_mutex_2m_floor_s",
 		"esp32_all_variants_1m_wall_s", "rk3399_default_wall_s", "sweep_runs", "sweep_experiment",
 		"sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores"}
 	for _, sc := range scalings {
@@ -346,8 +348,10 @@ func timeRun(ctx context.Context, name string, variants []string, opts labkit.Ru
 // fast-forward (every iteration simulated), checks that its metrics and
 // samples equal those of the fast-forwarded run fast, bit for bit, and
 // reports the share of simulated time fast-forward skipped, the events the
-// run dispatches and the detailed run's wall time per event (beside the
-// bare engine's: the floor an event costs).
+// run dispatches, the coroutine round trips the detailed run takes and its
+// wall time per event, beside the floor of any detailed run with those
+// events and round trips: each at the cost of an empty event and a bare
+// round trip, the model doing nothing.
 func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) error {
 	slow, err := timeRun(ctx, esp32Experiment, []string{"mutex"}, labkit.RunOptions{Detailed: true})
 	if err != nil {
@@ -370,10 +374,19 @@ func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) e
 	if rr.Events > 0 { // fast-forward counts the events of the periods it skips: this is the detailed run's count
 		fig["esp32_mutex_2m_events"] = rr.Events
 		if ns, ok := fig["engine_ns_per_event"].(float64); ok {
-			// The floor of any detailed run with these events: each at the
-			// cost of an empty one, the model doing nothing.
 			fig["esp32_mutex_2m_events_at_engine_speed_s"] = float64(rr.Events) * ns / 1e9
 		}
+	}
+	// Switches counts only what runs in detail: ask a detailed run (untimed).
+	dr, err := e.Run(ctx, platforms.RunSpec{Experiment: e.Name, Variant: run.Variant, Params: e.PointParams(0), Seed: run.Seed, Detailed: true})
+	if err != nil {
+		return err
+	}
+	fig["esp32_mutex_2m_switches"] = dr.Switches
+	ns, ok1 := fig["engine_ns_per_event"].(float64)
+	trip, ok2 := fig["coroutine_round_trip_ns"].(float64)
+	if ok1 && ok2 && dr.Events > 0 {
+		fig["esp32_mutex_2m_floor_s"] = (float64(dr.Events)*ns + float64(dr.Switches)*trip) / 1e9
 	}
 	fig.setDetailedWall(slow.WallS)
 	return nil

@@ -30,7 +30,7 @@ func TestBenchFigures(t *testing.T) {
 	if err := json.Unmarshal(out, &fig); err != nil {
 		t.Fatalf("lab bench -json: %v\n%s", err, out)
 	}
-	for _, key := range []string{"engine_events_per_s", "engine_ns_per_event", "esp32_mutex_2m_wall_s", "esp32_all_variants_1m_wall_s",
+	for _, key := range []string{"engine_events_per_s", "engine_ns_per_event", "coroutine_round_trip_ns", "esp32_mutex_2m_wall_s", "esp32_all_variants_1m_wall_s",
 		"rk3399_default_wall_s", "sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores",
 		"iterations_wall_s_per_1e6", "iterations_rss_mb_per_1e6", "iterations_rss_mb_max", "cores_rss_mb_max"} {
 		if v, ok := fig[key].(float64); !ok || !(v > 0) || math.IsInf(v, 0) {
