@@ -78,6 +78,8 @@ package labkit
 //	sim-ffwd-maxevents       fast-forward jumps past the event budget                  sim/ffwd.go:ffwd.match                                        sim TestFastForwardHonoursLimits
 //	sim-ffwd-unseen-proc     a process that ran without a loop head still matches      sim/ffwd.go:ffwd.match                                        sim TestFastForwardRefusesWhatItCannotSee
 //	sim-ffwd-hist-values     periods adding different histogram values match           sim/ffwd.go:ffwd.match                                        sim TestFastForwardRefusesWhatItCannotSee
+//	sim-ffwd-recall-any      a known step is recalled after a period of any step       sim/ffwd.go:ffwd.matchKnown                                   sim TestFastForwardRecall
+//	sim-ffwd-epoch-moves     periods that move an epoch count are skipped              sim/ffwd.go:ffwd.match                                        sim TestFastForwardRecall
 //	sim-spin-last-stall      the poll that ends a spin adds no memory stall            sim/spin.go:Core.poll                                         sim TestSpinStallIsFirstAndLastRead
 //	sim-oneshot-period       OneShot after Periodic keeps the period                   sim/irq.go:Timer.OneShot                                      sim TestTimersDevicesAndIPIsFireOnTime
 //	sim-trace-touch          a span ending at the window's start is kept               sim/trace.go:Trace.Add                                        sim TestTraceAddClipsToTheHalfOpenWindow
@@ -422,6 +424,14 @@ var mutants = []mutant{
 		old: `if r.kind == refHist && f.d[i] > 0 &&`,
 		new: `if false && r.kind == refHist && f.d[i] > 0 &&`,
 		pkg: "./sim", test: "TestFastForwardRefusesWhatItCannotSee"},
+	{name: "sim-ffwd-recall-any", file: "sim/ffwd.go",
+		old: `if d != ks.d[i] {`,
+		new: `if false && d != ks.d[i] {`,
+		pkg: "./sim", test: "TestFastForwardRecall"},
+	{name: "sim-ffwd-epoch-moves", file: "sim/ffwd.go",
+		old: `if r.kind == refEpoch && f.d[i] != 0 {`,
+		new: `if false && r.kind == refEpoch && f.d[i] != 0 {`,
+		pkg: "./sim", test: "TestFastForwardRecall"},
 	{name: "sim-spin-last-stall", file: "sim/spin.go",
 		old: "c.Stall += done - issued\n",
 		new: "",

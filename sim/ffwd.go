@@ -23,6 +23,13 @@ import (
 // detailed run gives, bit for bit (tests compare the two on every
 // workload that enables it); nothing is estimated.
 //
+// Each such step is remembered with the shape of the state it was found
+// in. After the event that ended a jump (a peripheral interrupt), the run
+// usually settles into a steady state it was in before: a state of a known
+// step's shape that has moved by that step over one period jumps then, one
+// period sooner (Recalled). Counts that only those events move
+// (Snapshot.Epoch) are left out of the shape.
+//
 // The state must be complete: the engine records its own (clock, events,
 // processes, cores, memory, timers, random streams), and each model
 // component registered with EnableFastForward records its own through
@@ -59,6 +66,7 @@ const (
 	refHist  // a *Histogram: the value is its count
 	refQueue // a pending event's time or sequence (advanced by rebuilding the queue)
 	refLoop  // an int: the iterations of a Proc.Loop, known by its place, not its address
+	refEpoch // a count that no period moves (Snapshot.Epoch)
 )
 
 type ref struct {
@@ -160,6 +168,13 @@ func (s *Snapshot) Int(p *int) { s.num(refInt, unsafe.Pointer(p), int64(*p)) }
 // Uint64 records a counter or a memory word.
 func (s *Snapshot) Uint64(p *uint64) { s.num(refUint64, unsafe.Pointer(p), int64(*p)) }
 
+// Epoch records a count that only what bounds the periods moves (the
+// peripheral interrupts taken, the ticks so far): no skipped period may
+// change it, as if it were a Key, but a state is matched with a known step
+// whatever its epoch, so that each stretch between two bounds can recall
+// the step found in an earlier one.
+func (s *Snapshot) Epoch(v uint64) { s.num(refEpoch, nil, int64(v)) }
+
 // Histogram records a histogram that a component fills as the run goes:
 // each period must add the same values (at most half as many as the
 // histogram keeps of its latest), and fast-forward adds them once per
@@ -170,6 +185,7 @@ func (s *Snapshot) Histogram(h *Histogram) { s.num(refHist, unsafe.Pointer(h), i
 type FastForwardStats struct {
 	Snapshots int   // states taken at loop heads
 	Skips     int   // jumps made
+	Recalled  int   // of them, made after one period with a known step
 	Periods   int64 // periods skipped in all
 	Time      Time  // simulated time skipped in all
 }
@@ -198,6 +214,24 @@ type ffwd struct {
 	// good) and every head takes states again.
 	pacer  *Proc
 	others int
+	// known are the steps of the latest jumps found over two periods,
+	// the latest used first: a later state of one's shape that has moved
+	// by its step over one period jumps at once (recall).
+	known []*knownStep
+}
+
+// ffKnown is how many known steps fast-forward keeps: a run that settles
+// into one of a few steady states after each bound (which core took the
+// interrupt's hand-off) recalls each.
+const ffKnown = 16
+
+// knownStep is a jump's step: the shape of the state it was made from
+// (its keys and refs) and the amount every number moved by in one period.
+type knownStep struct {
+	hash uint64
+	keys []uint64
+	refs []ref
+	d    []int64
 }
 
 // ffPacerWait is how many loop heads of other processes may pass without
@@ -337,11 +371,78 @@ func (f *ffwd) atLoopHead(e *Engine, p *Proc) {
 	for per := 1; per <= ffMaxPeriod && 2*per < f.n; per++ {
 		a, b := &f.ring[(f.n-1-2*per)%ffRing], &f.ring[(f.n-1-per)%ffRing]
 		if k := f.match(e, a, b, s); k > 0 {
+			f.remember(s)
 			f.apply(e, b, s, k)
 			f.n, f.pacer = 0, p
 			return
 		}
 	}
+	for i, ks := range f.known {
+		if s.hash != ks.hash || !slices.Equal(s.keys, ks.keys) || !slices.EqualFunc(s.refs, ks.refs, sameRef) {
+			continue
+		}
+		for per := 1; per <= ffMaxPeriod && per < f.n; per++ {
+			b := &f.ring[(f.n-1-per)%ffRing]
+			if k := f.matchKnown(e, ks, b, s); k > 0 {
+				copy(f.known[1:i+1], f.known[:i])
+				f.known[0] = ks
+				f.stats.Recalled++
+				f.apply(e, b, s, k)
+				f.n, f.pacer = 0, p
+				return
+			}
+		}
+	}
+}
+
+// remember records the step of c, found over two periods, as the latest
+// known step, in place of the least recently used when ffKnown are known.
+func (f *ffwd) remember(c *Snapshot) {
+	var k *knownStep
+	if len(f.known) < ffKnown {
+		k = new(knownStep)
+		f.known = append(f.known, nil)
+	} else {
+		k = f.known[len(f.known)-1]
+	}
+	copy(f.known[1:], f.known)
+	f.known[0] = k
+	k.hash = c.hash
+	k.keys = append(k.keys[:0], c.keys...)
+	k.refs = append(k.refs[:0], c.refs...)
+	k.d = append(k.d[:0], f.d...)
+}
+
+// matchKnown is match for a state c of the shape of ks, a known step:
+// c must have moved from b, one period earlier, by that very step; the
+// step's two periods, seen in an earlier stretch, stand for the first of
+// match's two. (A histogram is replayed with the values it gained from b
+// to c, as match replays them: values that drift move the numbers too, the
+// times of the states the drift shifts, so no recall is made.)
+func (f *ffwd) matchKnown(e *Engine, ks *knownStep, b, c *Snapshot) int64 {
+	if b.shape != c.shape || !ranSeen(b, c) {
+		return 0
+	}
+	f.d = f.d[:0]
+	for i, v := range c.vals {
+		d := v - b.vals[i]
+		if d != ks.d[i] {
+			return 0
+		}
+		f.d = append(f.d, d)
+	}
+	return f.reach(e, c)
+}
+
+// ranSeen reports whether every process that ran between b and c passed
+// a loop head in between with no time held in a local.
+func ranSeen(b, c *Snapshot) bool {
+	for _, pm := range c.procs {
+		if c.vals[pm.resumes] != b.vals[pm.resumes] && (c.vals[pm.marks] == b.vals[pm.marks] || pm.dirty) {
+			return false // ran during the period with locals the state cannot see
+		}
+	}
+	return true
 }
 
 // classify gives s, the ring's newest snapshot, the shape of an earlier one
@@ -369,10 +470,8 @@ func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
 	}
 	// Most candidates fail here, so this runs before the numbers are
 	// compared; both reject alike.
-	for _, pm := range c.procs {
-		if c.vals[pm.resumes] != b.vals[pm.resumes] && (c.vals[pm.marks] == b.vals[pm.marks] || pm.dirty) {
-			return 0 // ran during the period with locals the state cannot see
-		}
+	if !ranSeen(b, c) {
+		return 0
 	}
 	f.d = f.d[:0]
 	for i, v := range c.vals {
@@ -381,6 +480,11 @@ func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
 			return 0
 		}
 		f.d = append(f.d, d)
+	}
+	for i, r := range c.refs {
+		if r.kind == refEpoch && f.d[i] != 0 {
+			return 0 // a bound passed within the periods
+		}
 	}
 	per := Time(f.d[c.now])
 	if per <= 0 || f.d[c.changes] == 0 {
@@ -392,6 +496,14 @@ func (f *ffwd) match(e *Engine, a, b, c *Snapshot) int64 {
 			return 0
 		}
 	}
+	return f.reach(e, c)
+}
+
+// reach returns how many periods of the step f.d can be skipped from c
+// (0: none): they must end before the first event that does not move with
+// the period, and a period before a loop ends or the event budget runs out.
+func (f *ffwd) reach(e *Engine, c *Snapshot) int64 {
+	per := Time(f.d[c.now])
 	now := Time(c.vals[c.now])
 	ext, reach := never, Time(0)
 	for _, q := range c.queue {

@@ -500,3 +500,124 @@ func TestFastForwardPacer(t *testing.T) {
 type snapshotFunc func(*sim.Snapshot)
 
 func (f snapshotFunc) Snapshot(s *sim.Snapshot) { f(s) }
+
+// ffLevel is a model's count that only a device's interrupts move (as an
+// OS counts its ticks): an epoch, on which the workload's period depends.
+type ffLevel struct{ n int }
+
+func (l *ffLevel) Snapshot(s *sim.Snapshot) { s.Epoch(uint64(l.n)) }
+
+// ffLevelOutcome is what a level run exposes.
+type ffLevelOutcome struct {
+	Now     sim.Time
+	Events  uint64
+	Last    uint64
+	Level   int
+	Resid   []sim.Time
+	Latency sim.Histogram
+}
+
+// ffLevelRun runs on one core, 20,000 times, a store of the iteration
+// and then body, with a device interrupt every 37 µs whose handler raises
+// the level (interrupt 3; the handler of interrupt 2 only returns).
+func ffLevelRun(t *testing.T, fast bool, looper int64, body func(p *sim.Proc, lvl *ffLevel, i int)) (ffLevelOutcome, sim.FastForwardStats) {
+	t.Helper()
+	// 250 MHz: a cycle is 4 ns exactly, so that the lengths of a period's
+	// parts add up to the same time whatever they are.
+	e, m := ffMachine(t, 1, 2, sim.CoreConfig{Name: "c", Hz: 250_000_000, ExecMW: 100, WFIMW: 5, IRQEntry: 40, IRQExit: 30},
+		sim.Coherence{LineSize: 8}, ffSRAM(24*sim.Nanosecond, 8*sim.Nanosecond))
+	const word = sim.Addr(0x1000)
+	lvl := &ffLevel{}
+	core := e.Cores()[0]
+	core.SetHandler(func(p *sim.Proc, irq sim.IRQ) {
+		if irq == 3 {
+			lvl.n++
+			p.Compute(50)
+		}
+	})
+	if _, err := core.NewDevice("dev", 3, 37*sim.Microsecond, false); err != nil {
+		t.Fatal(err)
+	}
+	e.Spawn(core, "worker", func(p *sim.Proc) {
+		for i := range p.Loop(20_000) {
+			p.Store(word, uint64(i))
+			body(p, lvl, i)
+		}
+	})
+	if looper > 0 {
+		e.Spawn(e.Cores()[1], "looper", func(p *sim.Proc) {
+			for range p.Loop(20_000) {
+				p.Compute(looper)
+			}
+		})
+	}
+	if fast {
+		e.EnableFastForward(lvl)
+	}
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o := ffLevelOutcome{Now: e.Now(), Events: e.Events(), Last: m.Peek(word), Level: lvl.n, Latency: *core.IRQLatency(2)}
+	for s := range core.States() {
+		o.Resid = append(o.Resid, core.Residency(sim.State(s)))
+	}
+	return o, e.FastForward()
+}
+
+// TestFastForwardRecall: after each device interrupt the loop settles
+// into a steady state whose keys are those of the others (the level is an
+// epoch). A jump recalls a known step only when the state has moved by
+// that very step over one period, and no period that moves an epoch is
+// skipped. Each fast-forwarded run ends in the detailed run's state.
+//   - steps: the period's length depends on the level (mod 3), so a
+//     state's first period after an interrupt often matches a known shape
+//     with another level's step; the steady state recalls its own.
+//   - latency: every period takes the same time, but at odd levels the
+//     latency of an interrupt the loop raises while masked grows by a
+//     cycle a period (beside a core looping in step, at whose loop heads
+//     states are taken too): those stretches are never skipped, the others
+//     recall their step.
+//   - epoch-drifts: the loop moves the epoch itself in every period.
+func TestFastForwardRecall(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		looper int64
+		body   func(p *sim.Proc, lvl *ffLevel, i int)
+		recall bool
+	}{
+		{"steps", 0, func(p *sim.Proc, lvl *ffLevel, i int) { p.Compute(100 + 40*int64(lvl.n%3)) }, true},
+		{"latency", 276, func(p *sim.Proc, lvl *ffLevel, i int) {
+			wait := int64(10)
+			if lvl.n%2 == 1 {
+				wait += int64(i % 90)
+			}
+			prev := p.Mask(1)
+			p.Core().Raise(2)
+			p.Compute(wait) // masked: the interrupt waits that long
+			p.Restore(prev)
+			p.Compute(200 - wait)
+		}, true},
+		{"epoch-drifts", 0, func(p *sim.Proc, lvl *ffLevel, i int) {
+			p.Compute(100 + 40*int64(lvl.n%3))
+			lvl.n++
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow, _ := ffLevelRun(t, false, tc.looper, tc.body)
+			fast, st := ffLevelRun(t, true, tc.looper, tc.body)
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("fast-forwarded run differs:\nfast %+v\nslow %+v", fast, slow)
+			}
+			if slow.Last != 19_999 || slow.Level < 3 {
+				t.Fatalf("last store %d, level %d: want 19999, and three levels at least", slow.Last, slow.Level)
+			}
+			switch {
+			case tc.recall && (st.Recalled == 0 || st.Recalled == st.Skips):
+				t.Fatalf("%+v: want jumps both recalled and found (each steady state's first)", st)
+			case !tc.recall && st.Skips != 0:
+				t.Fatalf("skipped %+v, with an epoch that moves in every period", st)
+			}
+			t.Logf("%+v of %v", st, slow.Now)
+		})
+	}
+}

@@ -113,7 +113,7 @@ func (b *blameLog) snapshot(s *sim.Snapshot) {
 		s.Key(uint64(b.marks[i].c))
 	}
 	// The peripheral's interrupts are no period's: they bound every skip.
-	s.Key(uint64(len(b.irqs)))
+	s.Epoch(uint64(len(b.irqs)))
 }
 
 // blame marks a stretch of cause starting on p's core c where its code now

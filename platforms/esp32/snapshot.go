@@ -19,7 +19,7 @@ func (k *Kernel) Snapshot(s *sim.Snapshot) {
 		s.Key(uint64(pc.owed))
 		s.Time(&pc.switchedIn)
 	}
-	s.Key(uint64(k.tickCount))
+	s.Epoch(uint64(k.tickCount))
 	s.Key(uint64(k.topReady))
 	s.Int(&k.Switches)
 	s.Int(&k.SoC.IPIs)
