@@ -220,9 +220,9 @@ type ffwd struct {
 	known []*knownStep
 }
 
-// ffKnown is how many known steps fast-forward keeps: a run that settles
-// into one of a few steady states after each bound (which core took the
-// interrupt's hand-off) recalls each.
+// ffKnown is how many known steps fast-forward keeps: a run may settle
+// into one of several steady states after its bounds (the ESP32 mutex run
+// recalled 2,002 of its 10,297 jumps keeping one step, 10,021 keeping 16).
 const ffKnown = 16
 
 // knownStep is a jump's step: the shape of the state it was made from
