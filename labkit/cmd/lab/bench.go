@@ -189,7 +189,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func (fig benchFigures) table() labkit.Table {
 	t := labkit.Table{Title: "lab bench", Header: []string{"figure", "value"}}
 	keys := []string{"engine_events_per_s", "engine_ns_per_event", "coroutine_round_trip_ns", "esp32_mutex_2m_wall_s", "esp32_mutex_2m_skipped_pct",
-		"esp32_mutex_2m_detailed_wall_s", "esp32_mutex_2m_events", "esp32_mutex_2m_detailed_ns_per_event", "esp32_mutex_2m_events_at_engine_speed_s",
+		"esp32_mutex_2m_detailed_wall_s", "esp32_mutex_2m_simulated_s", "esp32_mutex_2m_detailed_real_time_factor", "esp32_mutex_2m_events", "esp32_mutex_2m_detailed_ns_per_event", "esp32_mutex_2m_events_at_engine_speed_s",
 		"esp32_mutex_2m_switches", "esp32_mutex_2m_floor_s",
 		"esp32_all_variants_1m_wall_s", "rk3399_default_wall_s", "sweep_runs", "sweep_experiment",
 		"sweep_wall_1_worker_s", "sweep_wall_2_workers_s", "sweep_speedup_2_cores"}
@@ -347,7 +347,8 @@ func timeRun(ctx context.Context, name string, variants []string, opts labkit.Ru
 // esp32Detailed times the mutex run at the article's size without
 // fast-forward (every iteration simulated), checks that its metrics and
 // samples equal those of the fast-forwarded run fast, bit for bit, and
-// reports the share of simulated time fast-forward skipped, the events the
+// reports the share of simulated time fast-forward skipped, the run's
+// simulated time (the modelled chip's own time for the run), the events the
 // run dispatches, the coroutine round trips the detailed run takes and its
 // wall time per event, beside the floor of any detailed run with those
 // events and round trips: each at the cost of an empty event and a bare
@@ -377,6 +378,9 @@ func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) e
 		return err
 	}
 	fig["esp32_mutex_2m_skipped_pct"] = 100 * rr.Skipped
+	if ms, ok := slow.Metrics["total_ms"]; ok && ms > 0 {
+		fig["esp32_mutex_2m_simulated_s"] = ms / 1000
+	}
 	if slow.Events > 0 {
 		fig["esp32_mutex_2m_events"] = slow.Events
 		fig["esp32_mutex_2m_switches"] = slow.Switches
@@ -394,11 +398,17 @@ func esp32Detailed(ctx context.Context, fig benchFigures, fast *labkit.Result) e
 }
 
 // setDetailedWall records the detailed run's wall time and, when its
-// events are known, the time per event.
+// events are known, the time per event; when its simulated time is known,
+// the real-time factor: seconds of the modelled chip's time simulated per
+// second of wall time (above 1, the model runs faster than the chip it
+// models).
 func (fig benchFigures) setDetailedWall(wall float64) {
 	fig["esp32_mutex_2m_detailed_wall_s"] = wall
 	if n, ok := fig["esp32_mutex_2m_events"].(uint64); ok && n > 0 {
 		fig["esp32_mutex_2m_detailed_ns_per_event"] = wall * 1e9 / float64(n)
+	}
+	if s, ok := fig["esp32_mutex_2m_simulated_s"].(float64); ok && wall > 0 {
+		fig["esp32_mutex_2m_detailed_real_time_factor"] = s / wall
 	}
 }
 

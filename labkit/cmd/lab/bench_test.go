@@ -102,3 +102,24 @@ func TestBestOfAlternatesAndKeepsTheBest(t *testing.T) {
 		t.Errorf("notes %q, want one naming the failed side", notes)
 	}
 }
+
+// The detailed run's figures derived from its wall time follow the best
+// wall time: the time per event and the real-time factor (the modelled
+// chip's seconds simulated per wall second), and neither is made up when
+// what it divides is unknown.
+func TestSetDetailedWallDerivesPerEventAndRealTime(t *testing.T) {
+	fig := benchFigures{"esp32_mutex_2m_events": uint64(25_000_000), "esp32_mutex_2m_simulated_s": 9.5}
+	fig.setDetailedWall(5)
+	fig.setDetailedWall(4) // a better trial replaces the first
+	for key, want := range map[string]float64{"esp32_mutex_2m_detailed_wall_s": 4,
+		"esp32_mutex_2m_detailed_ns_per_event": 160, "esp32_mutex_2m_detailed_real_time_factor": 2.375} {
+		if got, _ := fig[key].(float64); got != want {
+			t.Errorf("%s = %v, want %v", key, fig[key], want)
+		}
+	}
+	bare := benchFigures{}
+	bare.setDetailedWall(4)
+	if len(bare) != 1 {
+		t.Errorf("without events or simulated time: %v, want the wall time alone", bare)
+	}
+}
