@@ -20,7 +20,7 @@ func criticalSection() platforms.Experiment {
 		Name: "esp32-critical-section",
 		Description: "ESP32, ESP-IDF v5 FreeRTOS SMP: two tasks (tasks; task i pinned to core i mod 2, priority 10) each do " +
 			"1,000,000 guarded increments (iterations) of one counter, guarded by a mutex, a task-notification handshake, " +
-			"a portMUX critical section or a binary semaphore; total time, CPU use, interrupt latency.",
+			"a portMUX critical section, a binary semaphore or a handshake through queues; total time, CPU use, interrupt latency.",
 		Platform: "esp32",
 		Params:   params,
 		Variants: []platforms.Variant{
@@ -28,6 +28,7 @@ func criticalSection() platforms.Experiment {
 			{Name: VariantNotify, Doc: "ulTaskNotifyTake(pdTRUE, portMAX_DELAY), counter++, xTaskNotifyGive(other): the article's strict-alternation handshake"},
 			{Name: VariantCritical, Doc: "portENTER_CRITICAL(&mux), counter++, portEXIT_CRITICAL(&mux): a spinlock with interrupts masked to level 3"},
 			{Name: VariantBinary, Doc: "xSemaphoreCreateBinary given once; take/give like the mutex but without priority inheritance"},
+			{Name: VariantQueue, Doc: "xQueueReceive(own queue, portMAX_DELAY), counter++, xQueueSend(next task's queue): the notify handshake with a queue of one 4-byte item per task for mailbox"},
 		},
 		Repeats: 1,
 		Seed:    1,

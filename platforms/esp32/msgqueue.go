@@ -32,6 +32,12 @@ type Queue struct {
 // NewQueue creates a queue of length items of itemSize bytes
 // (xQueueCreate(length, itemSize)) in internal SRAM.
 func (k *Kernel) NewQueue(name string, length, itemSize int) (*Queue, error) {
+	return k.newQueue(name, length, itemSize, 8)
+}
+
+// newQueue is NewQueue with the allocation (the Queue_t, then its storage
+// area) aligned to align bytes.
+func (k *Kernel) newQueue(name string, length, itemSize int, align uint64) (*Queue, error) {
 	if length < 1 {
 		return nil, fmt.Errorf("queue %q: length = %d: want at least 1 item", name, length)
 	}
@@ -44,7 +50,7 @@ func (k *Kernel) NewQueue(name string, length, itemSize int) (*Queue, error) {
 	if uint64(length) > free || uint64(itemSize) > free || bytes > free { // the first two: no overflow
 		return nil, fmt.Errorf("queue %q: %d items of %d bytes need %d bytes with the Queue_t; %d bytes of SRAM are left", name, length, itemSize, bytes, free)
 	}
-	a := k.SoC.Alloc(bytes, 8)
+	a := k.SoC.Alloc(bytes, align)
 	q := &Queue{Name: name, Length: length, ItemSize: itemSize, Addr: a, Bytes: int(bytes), k: k,
 		items: make([]uint64, length), waitSend: EventList{Name: name}, waitRecv: EventList{Name: name},
 		sendDesc: fmt.Sprintf("send to full queue %q", name), recvDesc: fmt.Sprintf("receive from empty queue %q", name)}
@@ -111,10 +117,15 @@ func (q *Queue) sendLocked(p *sim.Proc, v uint64, overwrite bool) bool {
 	if overwrite && q.n > 0 {
 		q.items[q.head] = v
 	} else {
-		q.items[(q.head+q.n)%q.Length] = v
-		q.n++
+		q.put(v)
 	}
 	return k.wakeFirst(p, &q.waitRecv)
+}
+
+// put stores v behind q's items; the caller has checked there is room.
+func (q *Queue) put(v uint64) {
+	q.items[(q.head+q.n)%q.Length] = v
+	q.n++
 }
 
 // xQueueReceive takes the oldest item of q for the calling task t, blocking

@@ -49,7 +49,7 @@ func WorkloadParams() platforms.Params {
 		{Key: KeyIterations, Value: 1_000_000, Unit: "per task", Prov: platforms.CODE, Integer: true, Min: 1, Max: 10_000_000,
 			Source: article + " (test scenario: 1,000,000 increments per task)", Doc: "guarded increments each task performs"},
 		{Key: KeyTasks, Value: 2, Unit: "tasks", Prov: platforms.CODE, Integer: true, Min: 2, Max: 8,
-			Source: article + " (two tasks, one pinned to each core)", Doc: "worker tasks; task i is pinned to core i mod 2 when pinning=1; the notify variant passes a token round the ring"},
+			Source: article + " (two tasks, one pinned to each core)", Doc: "worker tasks; task i is pinned to core i mod 2 when pinning=1; the notify and queue variants pass a token round the ring"},
 		{Key: KeyCSCycles, Value: 0, Unit: "cycles", Prov: platforms.CODE, Integer: true, Min: 0, Max: 1_000_000,
 			Source: article + " (the critical section is counter++ only)", Doc: "extra work inside the critical section, besides counter++ (load, add, store)"},
 		{Key: KeyLoopCycles, Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 0, Max: 1_000_000, Low: 2, High: 10,
@@ -59,7 +59,7 @@ func WorkloadParams() platforms.Params {
 		{Key: KeyPinning, Value: 1, Unit: "mode", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
 			Source: article + " (tasks pinned to Core0 and Core1)", Doc: "1: task i pinned to core i mod 2 (xTaskCreatePinnedToCore); 0: tskNO_AFFINITY"},
 		{Key: KeyAlign, Value: 8, Unit: "bytes", Prov: platforms.CODE, Min: 8, Max: 64, Choices: []float64{8, 32, 64},
-			Source: article + " (advice: __attribute__((aligned(64))) against cache-line ping-pong)", Doc: "alignment of the counter, the sync object and each TCB's notification words"},
+			Source: article + " (advice: __attribute__((aligned(64))) against cache-line ping-pong)", Doc: "alignment of the counter, the sync objects (the queue variant's queues) and each TCB's notification words"},
 		{Key: KeyPeriphHz, Value: 1000, Unit: "Hz", Prov: platforms.CODE, Min: 1, Max: 100_000,
 			Source: "scenario (a 1 kHz peripheral interrupt on core 0 measures interrupt latency)", Doc: "rate of the periodic peripheral interrupt on core 0 (phase drawn from the seed)"},
 		{Key: KeyPeriphISR, Value: 50, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 100_000, Low: 20, High: 200,
@@ -75,10 +75,11 @@ const (
 	VariantNotify   = "notify"
 	VariantCritical = "critical"
 	VariantBinary   = "binary-semaphore"
+	VariantQueue    = "queue"
 )
 
 // CSVariants lists the critical-section variants in report order.
-var CSVariants = []string{VariantMutex, VariantNotify, VariantCritical, VariantBinary}
+var CSVariants = []string{VariantMutex, VariantNotify, VariantCritical, VariantBinary, VariantQueue}
 
 // CSResult is what one critical-section run measures, as the article did.
 type CSResult struct {
@@ -137,11 +138,13 @@ type csWorkload struct {
 	loopCycles int64
 	sem        *Semaphore
 	mux        *PortMux
-	tasks      []*TCB
-	finished   sim.Time
-	last       *TCB // the task that made the last increment
-	handoffs   int  // increments made by another task than the one before
-	// syncBytes is the RAM of the sync object (0 for notifications).
+	// queues[i] is task i's mailbox in the queue variant's ring.
+	queues   []*Queue
+	tasks    []*TCB
+	finished sim.Time
+	last     *TCB // the task that made the last increment
+	handoffs int  // increments made by another task than the one before
+	// syncBytes is the RAM of the sync objects (0 for notifications).
 	syncBytes int
 }
 
@@ -194,6 +197,21 @@ func (w *csWorkload) notifyTask(t *TCB, next *TCB) {
 		t.NotifyTake(0, true, PortMaxDelay)
 		w.criticalSection(t)
 		t.NotifyGive(next, 0)
+		t.Work(w.loopCycles)
+	}
+	w.finished = max(w.finished, t.Now())
+}
+
+// queueTask is the notify handshake with queues for mailboxes, as firmware
+// wrote it before notifications existed: wait for the token in the own queue
+// (xQueueReceive(in, &token, portMAX_DELAY)), counter++, pass it to the next
+// task's queue (xQueueSend(out, &token, portMAX_DELAY)). Each queue holds
+// one 4-byte item; the one token in the ring never finds a queue full.
+func (w *csWorkload) queueTask(t *TCB, in, out *Queue) {
+	for range t.Loop(w.iterations) {
+		t.QueueReceive(in, PortMaxDelay)
+		w.criticalSection(t)
+		t.QueueSend(out, 1, PortMaxDelay)
 		t.Work(w.loopCycles)
 	}
 	w.finished = max(w.finished, t.Now())
@@ -282,6 +300,9 @@ func RunCriticalSection(ctx context.Context, variant string, values map[string]f
 	if w.mux != nil {
 		res.ObjectLockSpinUS = w.mux.SpinTime.Micros()
 	}
+	for _, q := range w.queues {
+		res.ObjectLockSpinUS += q.Lock.SpinTime.Micros()
+	}
 	for _, c := range k.SoC.Cores {
 		res.EnergyMJ += c.EnergyMJ()
 	}
@@ -346,6 +367,15 @@ func newCSWorkload(e *sim.Engine, cfg Config, variant string, wp platforms.Param
 	case VariantNotify:
 		// No object: the state lives in each TCB (NotifyStateBytes per
 		// index, there whether the task uses notifications or not).
+	case VariantQueue:
+		w.queues = make([]*Queue, ntasks)
+		for i := range w.queues {
+			if w.queues[i], err = k.newQueue(fmt.Sprintf("q%d", i), 1, 4, align); err != nil {
+				return nil, err
+			}
+			w.syncBytes += w.queues[i].Bytes
+		}
+		w.queues[0].put(1) // app_main sends the token to task0 before the scheduler starts
 	}
 	if err != nil {
 		return nil, err
@@ -371,6 +401,9 @@ func newCSWorkload(e *sim.Engine, cfg Config, variant string, wp platforms.Param
 		case VariantNotify:
 			next := (i + 1) % ntasks
 			fn = func(t *TCB) { w.notifyTask(t, w.tasks[next]) }
+		case VariantQueue:
+			in, out := w.queues[i], w.queues[(i+1)%ntasks]
+			fn = func(t *TCB) { w.queueTask(t, in, out) }
 		}
 		if w.tasks[i], err = k.CreateTask(fmt.Sprintf("task%d", i), prio, core, fn); err != nil {
 			return nil, err

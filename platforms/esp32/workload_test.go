@@ -49,3 +49,34 @@ func TestPeripheralOverloadRefused(t *testing.T) {
 		})
 	}
 }
+
+// The queue variant is the notify handshake with a queue of one item per
+// task for mailbox: the token goes round the ring, so every increment is
+// another task's (handoffs = counter), and every hand-off wakes a blocked
+// receiver as notify's does (the same context switches per increment). On
+// top it runs each send and receive in its queue's xQueueLock section, so it
+// is slower than notify.
+func TestQueueHandshakeWakesAsNotify(t *testing.T) {
+	for _, tasks := range []float64{2, 3} {
+		vals := map[string]float64{KeyIterations: 5000, KeyTasks: tasks}
+		r := map[string]CSResult{}
+		for _, v := range []string{VariantNotify, VariantQueue} {
+			res, err := RunCriticalSection(context.Background(), v, vals, 3, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if uint64(res.Handoffs) != res.Expected || res.Counter != res.Expected {
+				t.Errorf("%s, %g tasks: %d hand-offs and counter %d, want both %d (strict alternation)", v, tasks, res.Handoffs, res.Counter, res.Expected)
+			}
+			r[v] = res
+		}
+		no, qu := r[VariantNotify], r[VariantQueue]
+		perInc := func(x CSResult) float64 { return float64(x.ContextSwitches) / float64(x.Expected) }
+		if d := perInc(qu) - perInc(no); d > 0.02 || d < -0.02 {
+			t.Errorf("%g tasks: %.3f context switches per increment with queues, %.3f with notifications: want the same wakes", tasks, perInc(qu), perInc(no))
+		}
+		if qu.NSPerOp <= no.NSPerOp {
+			t.Errorf("%g tasks: queue %.0f ns/op, notify %.0f: want the queue's xQueueLock sections to cost time", tasks, qu.NSPerOp, no.NSPerOp)
+		}
+	}
+}
