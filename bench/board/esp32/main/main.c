@@ -15,8 +15,9 @@
 //     pair, in cycles (as ESP-IDF's test_spinlocks.c does);
 //   - esp32-critical-section: the article's loop, two tasks pinned to the two
 //     cores (priority 10) each doing ITERATIONS guarded increments of one
-//     counter, with a mutex, a notification handshake or a portMUX critical
-//     section; ns_per_op is the total time over one task's iterations;
+//     counter, with a mutex, a notification handshake, a portMUX critical
+//     section or the handshake through a queue of one item per task;
+//     ns_per_op is the total time over one task's iterations;
 //   - esp32-notify-unblock: on core 0, a task of priority 5 gives, a task of
 //     priority 6 waiting on a notification, a binary semaphore or a queue of
 //     one 4-byte item wakes; the time from the give call to the woken task
@@ -72,18 +73,20 @@ static void portmux_pair(void)
 
 // ---- the article's loop -----------------------------------------------------
 
-enum variant { MUTEX, NOTIFY, CRITICAL };
-static const char *variant_names[] = {"mutex", "notify", "critical"};
+enum variant { MUTEX, NOTIFY, CRITICAL, QUEUE };
+static const char *variant_names[] = {"mutex", "notify", "critical", "queue"};
 
 static volatile uint32_t counter;
 static SemaphoreHandle_t guard, done;
 static portMUX_TYPE cs_mux = portMUX_INITIALIZER_UNLOCKED;
 static TaskHandle_t workers[2];
+static QueueHandle_t boxes[2]; // QUEUE: each worker's mailbox for the token
 static enum variant current;
 
 static void worker(void *arg)
 {
 	int me = (int)(intptr_t)arg;
+	uint32_t token;
 	for (int i = 0; i < ITERATIONS; i++) {
 		switch (current) {
 		case MUTEX:
@@ -101,6 +104,11 @@ static void worker(void *arg)
 			counter++;
 			portEXIT_CRITICAL(&cs_mux);
 			break;
+		case QUEUE:
+			xQueueReceive(boxes[me], &token, portMAX_DELAY);
+			counter++;
+			xQueueSend(boxes[1 - me], &token, portMAX_DELAY);
+			break;
 		}
 	}
 	xSemaphoreGive(done);
@@ -113,6 +121,12 @@ static void critical_section(enum variant v)
 	counter = 0;
 	if (v == MUTEX)
 		guard = xSemaphoreCreateMutex();
+	if (v == QUEUE) {
+		uint32_t token = 1;
+		boxes[0] = xQueueCreate(1, sizeof(uint32_t));
+		boxes[1] = xQueueCreate(1, sizeof(uint32_t));
+		xQueueSend(boxes[0], &token, 0); // the token starts with the task on core 0
+	}
 	int64_t t0 = esp_timer_get_time();
 	for (int i = 0; i < 2; i++)
 		xTaskCreatePinnedToCore(worker, "worker", 2048, (void *)(intptr_t)i, 10, &workers[i], i);
@@ -123,6 +137,10 @@ static void critical_section(enum variant v)
 	double us = (double)(esp_timer_get_time() - t0);
 	if (v == MUTEX)
 		vSemaphoreDelete(guard);
+	if (v == QUEUE) {
+		vQueueDelete(boxes[0]);
+		vQueueDelete(boxes[1]);
+	}
 	if (counter != 2 * ITERATIONS)
 		printf("# %s: counter %" PRIu32 ", expected %d\n", variant_names[v], counter, 2 * ITERATIONS);
 	char extra[64];
@@ -251,6 +269,7 @@ void app_main(void)
 	critical_section(MUTEX);
 	critical_section(NOTIFY);
 	critical_section(CRITICAL);
+	critical_section(QUEUE);
 	unblock(BY_NOTIFY);
 	unblock(BY_BINARY);
 	unblock(BY_QUEUE);
