@@ -28,7 +28,7 @@ func criticalSection() platforms.Experiment {
 			{Name: VariantNotify, Doc: "ulTaskNotifyTake(pdTRUE, portMAX_DELAY), counter++, xTaskNotifyGive(other): the article's strict-alternation handshake"},
 			{Name: VariantCritical, Doc: "portENTER_CRITICAL(&mux), counter++, portEXIT_CRITICAL(&mux): a spinlock with interrupts masked to level 3"},
 			{Name: VariantBinary, Doc: "xSemaphoreCreateBinary given once; take/give like the mutex but without priority inheritance"},
-			{Name: VariantQueue, Doc: "xQueueReceive(own queue, portMAX_DELAY), counter++, xQueueSend(next task's queue): the notify handshake with a queue of one 4-byte item per task for mailbox"},
+			{Name: VariantQueue, Doc: "xQueueReceive(own queue, portMAX_DELAY), counter++, xQueueSend(next task's queue): the notify handshake with a queue of one 4-byte item per task as its mailbox"},
 		},
 		Repeats: 1,
 		Seed:    1,

@@ -202,7 +202,7 @@ func (w *csWorkload) notifyTask(t *TCB, next *TCB) {
 	w.finished = max(w.finished, t.Now())
 }
 
-// queueTask is the notify handshake with queues for mailboxes, as firmware
+// queueTask is the notify handshake with queues as mailboxes, as firmware
 // wrote it before notifications existed: wait for the token in the own queue
 // (xQueueReceive(in, &token, portMAX_DELAY)), counter++, pass it to the next
 // task's queue (xQueueSend(out, &token, portMAX_DELAY)). Each queue holds

@@ -51,7 +51,7 @@ func TestPeripheralOverloadRefused(t *testing.T) {
 }
 
 // The queue variant is the notify handshake with a queue of one item per
-// task for mailbox: the token goes round the ring, so every increment is
+// task as its mailbox: the token goes round the ring, so every increment is
 // another task's (handoffs = counter), and every hand-off wakes a blocked
 // receiver as notify's does (the same context switches per increment). On
 // top it runs each send and receive in its queue's xQueueLock section, so it
