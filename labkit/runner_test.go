@@ -268,8 +268,14 @@ func TestShardsPartitionJobs(t *testing.T) {
 	}
 	other, _ := e.With("noise", 0.2)
 	foreign, _ := Execute(context.Background(), withRun(other, fixtureRun), RunOptions{Shard: Shard{Index: 1, Count: 3}, Progress: NoProgress})
-	if _, err := Merge(parts[0], foreign, parts[2]); err == nil || !containsAll(err.Error(), "different definitions") {
-		t.Fatalf("Merge of different definitions: err = %v", err)
+	// The refusal names the setting that differs and, for the caller to
+	// name files, which parts.
+	_, err = Merge(parts[0], foreign, parts[2])
+	if me := (*MergeError)(nil); !errors.As(err, &me) || !slices.Equal(me.Parts, []int{0, 1}) || !containsAll(err.Error(), "different definitions", "parameter noise 0.1 vs 0.2") {
+		t.Fatalf("Merge of different definitions: err = %v, want a *MergeError about parts 0 and 1 naming parameter noise", err)
+	}
+	if _, err := Merge(parts[0], parts[1], parts[1], parts[2]); !errors.As(err, new(*MergeError)) || !slices.Equal(err.(*MergeError).Parts, []int{1, 2}) {
+		t.Fatalf("Merge of a duplicate shard: err = %v, want a *MergeError about parts 1 and 2", err)
 	}
 	for _, s := range []string{"3/3", "-1/2", "a/b", "1", "0/4abc", "1/2/3", "0x/2", "1/", "0/0"} { // 0/0 would be the zero Shard: all runs
 		if _, err := ParseShard(s); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", s)) {

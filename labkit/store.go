@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -276,39 +277,67 @@ func cachePath(dir, name, hash string, shard Shard) string {
 	return filepath.Join(dir, name+".msgpack")
 }
 
+// MergeError is why Merge refused its parts: Reason, about the parts at
+// the indexes Parts of Merge's arguments, so that a caller can name their
+// files.
+type MergeError struct {
+	Parts  []int
+	Reason string
+	Err    error // the check of a part that failed, if that is the reason
+}
+
+func (e *MergeError) Error() string {
+	if e.Err != nil {
+		return "merge: " + e.Reason + ": " + e.Err.Error()
+	}
+	return "merge: " + e.Reason
+}
+
+func (e *MergeError) Unwrap() error { return e.Err }
+
 // Merge combines shard results of one experiment into a complete result. It
 // checks that each part is consistent (as Decode does), that all share the
 // definition hash and a known code version (CodeVersion.Key), and that each
 // of the n shards is present exactly once and complete (not interrupted).
-// Failed runs are merged like the others (see RunsFailed).
+// Failed runs are merged like the others (see RunsFailed). A refusal about
+// given parts is a *MergeError.
 func Merge(parts ...*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge: no result files")
 	}
 	first := parts[0]
 	n := max(first.Shard.Count, 1)
-	seen := make([]bool, n)
-	for _, p := range parts {
+	seen := make([]int, n) // the index in parts of each shard + 1; 0: not seen
+	for i, p := range parts {
+		refuse := func(format string, args ...any) error {
+			return &MergeError{Parts: []int{i}, Reason: fmt.Sprintf(format, args...)}
+		}
+		against := func(format string, args ...any) error { // about p and the first part
+			return &MergeError{Parts: []int{0, i}, Reason: fmt.Sprintf(format, args...)}
+		}
 		if err := p.check(context.Background()); err != nil {
-			return nil, fmt.Errorf("merge: shard %s: %w", p.Shard, err)
+			return nil, &MergeError{Parts: []int{i}, Reason: fmt.Sprintf("shard %s", p.Shard), Err: err}
 		}
 		switch {
 		case p.Hash != first.Hash:
-			return nil, fmt.Errorf("merge: results of different definitions (%s %s vs %s %s)", first.Experiment.Name, first.Hash, p.Experiment.Name, p.Hash)
+			return nil, against("results of different definitions of %s (%s vs %s): %s", first.Experiment.Name, first.Hash[:12], p.Hash[:12], strings.Join(first.Experiment.Diff(p.Experiment), ", "))
 		case p.Code.Key() == "":
-			return nil, fmt.Errorf("merge: shard %s was computed by code of unknown version (%s), which cannot be checked against the others", p.Shard, p.Code)
+			return nil, refuse("shard %s was computed by code of unknown version (%s), which cannot be checked against the others", p.Shard, p.Code)
 		case p.Code.Key() != first.Code.Key():
-			return nil, fmt.Errorf("merge: shards %s and %s computed by different code (%s vs %s)", first.Shard, p.Shard, first.Code, p.Code)
+			return nil, against("shards %s and %s computed by different code (%s vs %s)", first.Shard, p.Shard, first.Code, p.Code)
 		case max(p.Shard.Count, 1) != n:
-			return nil, fmt.Errorf("merge: shard %s does not belong to a split in %d", p.Shard, n)
+			return nil, against("shard %s does not belong to a split in %d", p.Shard, n)
 		case !p.Complete:
-			return nil, fmt.Errorf("merge: shard %s is incomplete (interrupted run)", p.Shard)
-		case seen[p.Shard.Index]:
-			return nil, fmt.Errorf("merge: shard %s given twice", p.Shard)
+			return nil, refuse("shard %s is incomplete (interrupted run)", p.Shard)
+		case seen[p.Shard.Index] > 0:
+			return nil, &MergeError{Parts: []int{seen[p.Shard.Index] - 1, i}, Reason: fmt.Sprintf("shard %s given twice", p.Shard)}
 		}
-		seen[p.Shard.Index] = true
+		seen[p.Shard.Index] = i + 1
 	}
-	if i := slices.Index(seen, false); i >= 0 {
+	if i := slices.Index(seen, 0); i >= 0 {
+		return nil, fmt.Errorf("merge: shard %d/%d missing", i, n)
+	}
+	if i := slices.Index(seen, 0); i >= 0 {
 		return nil, fmt.Errorf("merge: shard %d/%d missing", i, n)
 	}
 	out := *first

@@ -396,15 +396,68 @@ type hashed struct {
 	Metrics  []string
 }
 
-// Hash identifies the results of e: it covers the name, platform, parameter
-// values, variants, sweep, repeats, seed and metric names, not the prose or the
-// reference numbers.
-func (e Experiment) Hash() string {
+// hashed returns the part of e that Hash covers.
+func (e Experiment) hashed() hashed {
 	h := hashed{Name: e.Name, Platform: e.Platform, Params: e.Params.Values(), Variants: e.VariantNames(), Sweep: e.Sweep, Repeats: e.Repeats, Seed: e.Seed}
 	for _, m := range e.Metrics {
 		h.Metrics = append(h.Metrics, m.Name)
 	}
-	b, err := json.Marshal(h) // map keys are sorted: canonical
+	return h
+}
+
+// Diff names what makes the hashes of e and o differ, one entry per field
+// or parameter ("repeats 10 vs 20", "parameter CSCycles 100 vs 200"); it is
+// empty when they have the same hash. It tells a user why two result files
+// cannot be merged.
+func (e Experiment) Diff(o Experiment) []string {
+	a, b := e.hashed(), o.hashed()
+	var d []string
+	differ := func(field string, x, y any) {
+		d = append(d, fmt.Sprintf("%s %v vs %v", field, x, y))
+	}
+	if a.Name != b.Name {
+		differ("name", a.Name, b.Name)
+	}
+	if a.Platform != b.Platform {
+		differ("platform", a.Platform, b.Platform)
+	}
+	keys := slices.Concat(slices.Collect(maps.Keys(a.Params)), slices.Collect(maps.Keys(b.Params)))
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
+		x, inA := a.Params[k]
+		y, inB := b.Params[k]
+		switch {
+		case !inA:
+			differ("parameter "+k, "(none)", y)
+		case !inB:
+			differ("parameter "+k, x, "(none)")
+		case math.Float64bits(x) != math.Float64bits(y):
+			differ("parameter "+k, x, y)
+		}
+	}
+	if !slices.Equal(a.Variants, b.Variants) {
+		differ("variants", a.Variants, b.Variants)
+	}
+	if !slices.EqualFunc(a.Sweep, b.Sweep, func(x, y Axis) bool { return x.Param == y.Param && slices.Equal(x.Values, y.Values) }) {
+		differ("sweep", a.Sweep, b.Sweep)
+	}
+	if a.Repeats != b.Repeats {
+		differ("repeats", a.Repeats, b.Repeats)
+	}
+	if a.Seed != b.Seed {
+		differ("seed", a.Seed, b.Seed)
+	}
+	if !slices.Equal(a.Metrics, b.Metrics) {
+		differ("metrics", a.Metrics, b.Metrics)
+	}
+	return d
+}
+
+// Hash identifies the results of e: it covers the name, platform, parameter
+// values, variants, sweep, repeats, seed and metric names, not the prose or the
+// reference numbers.
+func (e Experiment) Hash() string {
+	b, err := json.Marshal(e.hashed()) // map keys are sorted: canonical
 	if err != nil {
 		panic(err) // plain data always marshals
 	}

@@ -228,6 +228,15 @@ func TestShardMergeAndReport(t *testing.T) {
 	if code, _, stderr := runCLI(t, "merge", parts[0]); code != 2 || !strings.Contains(stderr, "shard 1/2 missing") {
 		t.Fatalf("merge of one shard: %d %s", code, stderr)
 	}
+	// A shard run with other settings: the refusal names both files and
+	// every setting that differs.
+	other := filepath.Join(dir, "other1.msgpack")
+	if code, _, stderr := runCLI(t, "run", "cli-fixture", "-shard", "1/2", "-set", "n=20", "-repeats", "4", "-result", other); code != 0 {
+		t.Fatalf("shard 1/2 with -set n=20 -repeats 4: %s", stderr)
+	}
+	if code, _, stderr := runCLI(t, "merge", parts[0], other); code != 2 || !containsAll(stderr, parts[0]+" and "+other+": ", "different definitions of cli-fixture", "parameter n 10 vs 20", "repeats 3 vs 4") {
+		t.Fatalf("merge of shards of different settings: exit %d, stderr %q; want exit 2 naming both files, parameter n and repeats", code, stderr)
+	}
 	merged := filepath.Join(dir, "merged.msgpack")
 	code, out, stderr := runCLI(t, "merge", parts[0], parts[1], "-o", merged)
 	if code != 0 || !strings.Contains(out, "merged 2 shards (6 runs)") || !strings.Contains(out, "Claims") {

@@ -465,6 +465,13 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		parts = append(parts, r)
 	}
 	merged, err := labkit.Merge(parts...)
+	if me := (*labkit.MergeError)(nil); errors.As(err, &me) {
+		var named []string
+		for _, i := range me.Parts {
+			named = append(named, files[i])
+		}
+		return usageError{fmt.Errorf("%s: %w", strings.Join(named, " and "), err)}
+	}
 	if err != nil {
 		return usageError{err}
 	}
