@@ -138,8 +138,9 @@ func warnUnnamedCode(log io.Writer, e platforms.Experiment) {
 }
 
 // FindRoot returns the SyncLab repository root: $SYNCLAB_ROOT, else the
-// nearest directory above the working directory (or $GONB_DIR) holding a
-// go.mod of module synclab; "" when none is found.
+// nearest directory above the working directory, $GONB_DIR or the running
+// program (bin/lab, run from anywhere) holding a go.mod of module synclab;
+// "" when none is found.
 func FindRoot() string {
 	if r := os.Getenv("SYNCLAB_ROOT"); r != "" {
 		return r
@@ -150,6 +151,11 @@ func FindRoot() string {
 	}
 	if g := os.Getenv("GONB_DIR"); g != "" {
 		starts = append(starts, g)
+	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			starts = append(starts, filepath.Dir(exe))
+		}
 	}
 	for _, dir := range starts {
 		for {

@@ -13,23 +13,29 @@ import (
 	"synclab/labkit/nbexport"
 )
 
-// echartsPath locates the local ECharts build: $SYNCLAB_ECHARTS, else
-// .tools/echarts/echarts.min.js under the repository root or a directory
-// above the working directory; "" when there is none.
-func echartsPath() string {
+// ChartLibrary locates the local ECharts build that reports and notebooks
+// inline: $SYNCLAB_ECHARTS, else .tools/echarts/echarts.min.js under the
+// repository root (FindRoot) or a directory above the working directory.
+// Without one, charts cannot be drawn, and the error says where it looked
+// and how to get one.
+func ChartLibrary() (string, error) {
 	if p := os.Getenv("SYNCLAB_ECHARTS"); p != "" {
-		return p
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("no local ECharts copy: SYNCLAB_ECHARTS=%s: %w", p, err)
+		}
+		return p, nil
 	}
 	rel := filepath.Join(".tools", "echarts", "echarts.min.js")
-	if root := FindRoot(); root != "" {
+	root := FindRoot()
+	if root != "" {
 		if _, err := os.Stat(filepath.Join(root, rel)); err == nil {
-			return filepath.Join(root, rel)
+			return filepath.Join(root, rel), nil
 		}
 	}
 	dir, err := os.Getwd()
 	for err == nil {
 		if _, e := os.Stat(filepath.Join(dir, rel)); e == nil {
-			return filepath.Join(dir, rel)
+			return filepath.Join(dir, rel), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -37,7 +43,10 @@ func echartsPath() string {
 		}
 		dir = parent
 	}
-	return ""
+	if root == "" {
+		return "", fmt.Errorf("no local ECharts copy (%s): the SyncLab repository is not at or above the working directory or this program: run from the repository, or set SYNCLAB_ROOT to it", rel)
+	}
+	return "", fmt.Errorf("no local ECharts copy at %s: run make setup (scripts/setup.sh) in %s", filepath.Join(root, rel), root)
 }
 
 // missingLibraryHTML is shown instead of charts when there is no local
@@ -52,7 +61,7 @@ const missingLibraryHTML = `<div class="synclab-error" style="color:#b00000;font
 // hidden so classic Notebook's require.js does not capture it), or, without
 // a local copy, a visible error that says how to get one.
 func LibraryHTML() string {
-	if p := echartsPath(); p != "" {
+	if p, err := ChartLibrary(); err == nil {
 		if b, err := os.ReadFile(p); err == nil {
 			return "<script>if (!window.echarts) { (function (define, module, exports) {\n" + nbexport.EscapeScript(string(b)) + "\n}).call(window); }</script>"
 		}

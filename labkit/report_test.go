@@ -76,6 +76,9 @@ func TestReportSelfContained(t *testing.T) {
 		}
 	}
 	t.Setenv("SYNCLAB_ECHARTS", filepath.Join(t.TempDir(), "none.js"))
+	if _, err := ChartLibrary(); err == nil || !strings.Contains(err.Error(), "SYNCLAB_ECHARTS="+os.Getenv("SYNCLAB_ECHARTS")) {
+		t.Errorf("ChartLibrary with SYNCLAB_ECHARTS naming no file: %v, want an error naming it", err)
+	}
 	if h := NewReport("x").Chart(hist).HTML(); !strings.Contains(h, "charts cannot be drawn") || strings.Contains(h, "fetch(") || strings.Contains(h, "https:") {
 		t.Error("missing local copy must show a visible error and load no script")
 	}

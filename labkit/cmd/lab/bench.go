@@ -169,10 +169,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fig["notes"] = notes
 	if *report != "" {
-		if err := benchReport(fig).WriteFile(*report); err != nil {
+		if err := writeReport(stderr, benchReport(fig), *report); err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "lab bench: wrote", *report)
 	}
 	if *asJSON {
 		return printJSON(stdout, fig)

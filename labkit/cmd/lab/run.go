@@ -131,10 +131,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return printShard(stdout, res, opts, runErr)
 	}
 	if f.report != "" {
-		if err := labkit.ResultReport(res).WriteFile(f.report); err != nil {
+		if err := writeReport(stderr, labkit.ResultReport(res), f.report); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "report written to %s\n", f.report)
 	}
 	if f.csv != "" {
 		if err := writeCSV(stdout, f.csv, res); err != nil {
@@ -503,4 +502,18 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout)
 	printResult(stdout, merged, merged.WallS)
 	return failed
+}
+
+// writeReport writes r to path and says so on stderr, with a warning when
+// its charts cannot be drawn (no local ECharts copy found): the page says it
+// too, but a user of the CLI reads the terminal first.
+func writeReport(stderr io.Writer, r *labkit.Report, path string) error {
+	if err := r.WriteFile(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "report written to %s\n", path)
+	if _, err := labkit.ChartLibrary(); err != nil {
+		fmt.Fprintf(stderr, "lab: warning: the charts in %s cannot be drawn: %v\n", path, err)
+	}
+	return nil
 }
