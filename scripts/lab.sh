@@ -85,4 +85,25 @@ cat <<MSG
   (Ctrl-C to stop.)
 
 MSG
+
+# GoNB v0.11.5 panics when Jupyter shuts its kernel down at the end ("close of closed channel" in
+# kernel.(*Kernel).Stop), before it stops its gopls (which runs in a process group of its own, out of
+# reach of Ctrl-C) and removes its gonb_* folder in TMPDIR: a stopped lab left gopls processes and
+# folders in /tmp behind. So this server's kernels get a TMPDIR of their own (a short path: gopls's
+# unix socket goes in it), and a watcher, which Ctrl-C and SIGTERM leave alone, waits for Jupyter
+# (this script's PID after exec) to end, then stops what still runs from that folder and removes it.
+session="$(mktemp -d "${TMPDIR:-/tmp}/synclab-lab.XXXXXX")"
+export TMPDIR="$session"
+(
+	trap '' INT HUP TERM
+	tail --pid=$$ -f /dev/null || exit
+	pattern="$(sed 's/[][\\.*^$+?(){}|]/\\&/g' <<<"$session/")" # pkill takes a regular expression
+	pkill -TERM -f -- "$pattern" || true
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		pgrep -f -- "$pattern" >/dev/null || break
+		sleep 0.2
+	done
+	pkill -KILL -f -- "$pattern" || true
+	rm -rf -- "$session"
+) </dev/null >/dev/null 2>&1 &
 exec jupyter "${args[@]}"
