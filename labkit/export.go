@@ -210,8 +210,9 @@ func (doc RunDoc) WriteJSON(w io.Writer) error {
 // WriteCSV writes r's runs as CSV, one row per run in job order: experiment,
 // variant, point (the sweep point's index), one column per swept parameter,
 // repeat, seed, one column per metric and error. A failed run has empty
-// metric cells and its error; numbers are written exactly (shortest form
-// that reads back as the same float64).
+// metric cells and its error, and a metric without a value (NaN, see
+// platforms.Metric.None; null in JSON) an empty cell; numbers are written
+// exactly (shortest form that reads back as the same float64).
 func (r *Result) WriteCSV(w io.Writer) error {
 	e := r.Experiment
 	cw := csv.NewWriter(w)
@@ -226,18 +227,17 @@ func (r *Result) WriteCSV(w io.Writer) error {
 	if err := cw.Write(append(header, "error")); err != nil {
 		return err
 	}
-	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, run := range r.Runs {
 		row := []string{e.Name, run.Variant, strconv.Itoa(run.Point)}
 		pt := e.Point(run.Point)
 		for _, a := range e.Sweep {
-			row = append(row, num(pt[a.Param]))
+			row = append(row, fmtCSV(pt[a.Param]))
 		}
 		row = append(row, strconv.Itoa(run.Repeat), strconv.FormatUint(run.Seed, 10))
 		for _, m := range e.Metrics {
 			cell := ""
 			if x, ok := run.Metrics[m.Name]; ok && !run.Failed() {
-				cell = num(x)
+				cell = fmtCSV(x)
 			}
 			row = append(row, cell)
 		}

@@ -117,16 +117,21 @@ func TestRunDocAndCSVAgree(t *testing.T) {
 }
 
 // A result as CSV, one row per run (here one variant at two sweep points,
-// two repeats).
+// two repeats). A metric without a value (NaN) is an empty cell.
 func ExampleResult_WriteCSV() {
 	e := platforms.Experiment{
 		Name: "double", Platform: "example", Repeats: 2, Seed: 1,
 		Params:   platforms.Params{{Key: "n", Value: 1, Min: 1, Max: 10}},
 		Sweep:    []platforms.Axis{{Param: "n", Values: []float64{1, 2}}},
 		Variants: []platforms.Variant{{Name: "x2"}},
-		Metrics:  []platforms.Metric{{Name: "twice", Unit: "1"}},
+		Metrics:  []platforms.Metric{{Name: "twice", Unit: "1"}, {Name: "less", Unit: "1", None: "at n = 1"}},
 		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
-			return platforms.RunResult{Metrics: map[string]float64{"twice": 2*spec.Params["n"] + float64(spec.Repeat)/10}}, nil
+			n := spec.Params["n"]
+			less := n - 1
+			if n == 1 {
+				less = math.NaN()
+			}
+			return platforms.RunResult{Metrics: map[string]float64{"twice": 2*n + float64(spec.Repeat)/10, "less": less}}, nil
 		},
 	}
 	res, err := Execute(context.Background(), e, RunOptions{Progress: NoProgress})
@@ -139,11 +144,11 @@ func ExampleResult_WriteCSV() {
 	}
 	res.WriteCSV(os.Stdout)
 	// Output:
-	// experiment,variant,point,n,repeat,seed,twice,error
-	// double,x2,0,1,0,0,2,
-	// double,x2,0,1,1,0,2.1,
-	// double,x2,1,2,0,0,4,
-	// double,x2,1,2,1,0,4.1,
+	// experiment,variant,point,n,repeat,seed,twice,less,error
+	// double,x2,0,1,0,0,2,,
+	// double,x2,0,1,1,0,2.1,,
+	// double,x2,1,2,0,0,4,1,
+	// double,x2,1,2,1,0,4.1,1,
 }
 
 // Float writes every value that is not a number JSON can carry as null.

@@ -193,9 +193,11 @@ func csvSummaries(t *testing.T, e platforms.Experiment, path string) map[string]
 			continue
 		}
 		for _, m := range e.Metrics {
-			x, err := strconv.ParseFloat(row[col[m.Name]], 64)
-			if err != nil {
-				t.Fatal(err)
+			x := math.NaN() // an empty cell: a metric with no value in this run
+			if cell := row[col[m.Name]]; cell != "" {
+				if x, err = strconv.ParseFloat(cell, 64); err != nil {
+					t.Fatalf("%s: %s cell %q: %v", e.Name, m.Name, cell, err)
+				}
 			}
 			key := row[col["variant"]] + "/" + row[col["point"]] + "/" + m.Name
 			out[key] = append(out[key], x)
