@@ -140,8 +140,8 @@ package labkit
 //	nb-setting-trim          -p ' N =3' keeps the spaces in the name                   labkit/nbexport/params.go:ParseSetting                        nbexport TestParseSetting
 //	nb-call-type             -p cannot set F = float64(3)                              labkit/nbexport/params.go:literalType                         nbexport TestParameterValues
 //	tornado-order            tornado puts the largest span at the bottom               labkit/resultcharts.go:Tornado                                labkit TestTornadoLargestSpanOnTop
-//	stamp-variant-plural     stamp says '1 variant' for 2                              labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
-//	stamp-traced-as-cached   traced runs counted as from the cache                     labkit/nbexport/stamp.go:ranText                              nbexport TestStampRunTexts
+//	stamp-variant-plural     stamp says '1 variant' for 2                              labkit/internal/plural/plural.go:Count                        nbexport TestStampRunTexts
+//	stamp-traced-as-cached   traced runs counted as from the store                     labkit/nbexport/stamp.go:ranText                              nbexport TestStampRunTexts
 //	stamp-quote-empty        an empty shell word left unquoted                         labkit/nbexport/stamp.go:shellQuote                           nbexport TestStampRunTexts
 //	stamp-sweep-points       sweep points summed, not multiplied                       labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
 //	cli-cancel-exit          an interrupted run exits 1, not 130                       labkit/cmd/lab/main.go:run                                    lab TestInterruptedExitStatus130
@@ -672,7 +672,7 @@ var mutants = []mutant{
 		old: `return compareFloat(span(a), span(b))`,
 		new: `return compareFloat(span(b), span(a))`,
 		pkg: "./labkit", test: "TestTornadoLargestSpanOnTop"},
-	{name: "stamp-variant-plural", file: "labkit/nbexport/stamp.go",
+	{name: "stamp-variant-plural", file: "labkit/internal/plural/plural.go",
 		old: `if n == 1 {
 		return "1 " + thing`,
 		new: `if n <= 2 {
@@ -687,8 +687,8 @@ var mutants = []mutant{
 		new: `if strings.Trim(`,
 		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
 	{name: "stamp-sweep-points", file: "labkit/nbexport/stamp.go",
-		old: "points *= len(a.Values)\n\t}\n\ts := \"(\" + count(r.Runs, \"run\")",
-		new: "points += len(a.Values)\n\t}\n\ts := \"(\" + count(r.Runs, \"run\")",
+		old: "points *= len(a.Values)\n\t}\n\ts := \"(\" + plural.Count(r.Runs, \"run\")",
+		new: "points += len(a.Values)\n\t}\n\ts := \"(\" + plural.Count(r.Runs, \"run\")",
 		pkg: "./labkit/nbexport", test: "TestStampRunTexts"},
 	{name: "cli-cancel-exit", file: "labkit/cmd/lab/main.go",
 		old: "return exitInterrupted\n",

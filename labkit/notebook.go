@@ -73,7 +73,7 @@ func (s Spec) Apply(e platforms.Experiment) (platforms.Experiment, error) {
 
 // RunWith runs an experiment as spec says in one call: the variants, parameter
 // values, sweep and repeats are applied and checked, and the result comes
-// from the cache when the same definition already ran with the same code
+// from the store when the same definition already ran with the same code
 // (see RunExperiment, whose errors it returns, partial result included).
 // In a report (lab report) the run is noted for the reproducibility stamp.
 func RunWith(ctx context.Context, e platforms.Experiment, spec Spec) (*Result, error) {
@@ -93,7 +93,7 @@ func RunWith(ctx context.Context, e platforms.Experiment, spec Spec) (*Result, e
 }
 
 // processStart is when this program started: in a notebook, when the cell
-// started, so a result created before it came from the cache.
+// started, so a result created before it came from the store.
 var processStart = time.Now()
 
 // Note records results a notebook obtained without RunWith (from a package

@@ -48,7 +48,7 @@ func TestRunWith(t *testing.T) {
 
 // TestRunNotesTheSession: in a headless run, RunWith notes each experiment
 // for the report's stamp, with its parameters, seed, repeats and code
-// version, and whether it came from the cache.
+// version, and whether it came from the store.
 func TestRunNotesTheSession(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "session.jsonl")
 	t.Setenv(nbexport.SessionEnv, log)

@@ -5,6 +5,8 @@ import (
 	"html"
 	"strings"
 	"time"
+
+	"synclab/labkit/internal/plural"
 )
 
 // Report collects markdown text, tables and charts and writes one
@@ -41,7 +43,7 @@ func (r *Report) Chart(cs ...*Chart) *Report {
 
 // Stamp returns the reproducibility stamp of a result as markdown.
 func Stamp(res *Result) string {
-	runs := fmt.Sprintf("%d runs", len(res.Runs))
+	runs := plural.Count(len(res.Runs), "run")
 	if n := len(res.Failures()); n > 0 {
 		runs += fmt.Sprintf(", **%d failed**", n)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"synclab/labkit/internal/plural"
 	"synclab/platforms"
 )
 
@@ -41,7 +42,7 @@ func clipped(m platforms.Metric, s Summary) (lo, hi float64) {
 // of 5 runs" or the runs themselves when there are fewer than
 // MinRepeatsForCI, and the metric's direction.
 func repeatsNote(minN, maxN int, interval bool, better platforms.Better, what string) string {
-	runs := fmt.Sprintf("%d runs", minN)
+	runs := plural.Count(minN, "run")
 	switch {
 	case maxN != minN:
 		runs = fmt.Sprintf("%d-%d runs", minN, maxN)

@@ -472,10 +472,10 @@ func TestStampRunTexts(t *testing.T) {
 		want string
 	}{
 		{RunRecord{Variants: []string{"wfe"}, Repeats: 5, Runs: 5}, "(1 variant x 5 repeats = 5 runs, computed)"},
-		{RunRecord{Variants: []string{"wfe", "wfi"}, Sweep: sweep, Repeats: 2, Runs: 32, Cached: true}, "(2 variants x 8 points x 2 repeats = 32 runs, from the cache)"},
+		{RunRecord{Variants: []string{"wfe", "wfi"}, Sweep: sweep, Repeats: 2, Runs: 32, Cached: true}, "(2 variants x 8 points x 2 repeats = 32 runs, from the store)"},
 		{RunRecord{Variants: []string{"wfe", "wfi"}, Repeats: 3, Runs: 30, Failed: 2}, "(30 runs, computed, 2 failed)"},
 		{RunRecord{Variants: []string{"wfe"}, Repeats: 2, Runs: 2, Traced: true, Cached: true}, "(1 variant x 2 repeats = 2 runs, traced)"},
-		{RunRecord{Variants: []string{"wfe"}, Repeats: 1, Runs: 1, Cached: true}, "(1 variant x 1 repeat = 1 run, from the cache)"},
+		{RunRecord{Variants: []string{"wfe"}, Repeats: 1, Runs: 1, Cached: true}, "(1 variant x 1 repeat = 1 run, from the store)"},
 	} {
 		if got := runsText(tc.r); got != tc.want {
 			t.Errorf("runsText(%+v) = %q, want %q", tc.r, got, tc.want)
@@ -484,7 +484,7 @@ func TestStampRunTexts(t *testing.T) {
 	recs := []RunRecord{
 		{Experiment: "a", Runs: 6}, {Experiment: "b", Runs: 2, Traced: true, Cached: true}, {Experiment: "a", Runs: 4, Cached: true, Failed: 1},
 	}
-	if got, want := ranText(recs), "<code>a</code> (2 definitions, 10 runs: 6 computed, 4 from the cache, 1 failed); <code>b</code> (2 runs: 2 traced)"; got != want {
+	if got, want := ranText(recs), "<code>a</code> (2 definitions, 10 runs: 6 computed, 4 from the store, 1 failed); <code>b</code> (2 runs: 2 traced)"; got != want {
 		t.Errorf("ranText = %q\nwant      %q", got, want)
 	}
 	// Values as -set takes them, without an exponent.

@@ -11,8 +11,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"synclab/platforms"
 	"time"
+
+	"synclab/labkit/internal/plural"
+	"synclab/platforms"
 )
 
 // reportInfo is what the title block and the stamp say about a run of a
@@ -58,7 +60,7 @@ func titleBlockHTML(ri reportInfo) string {
 const tocHTML = `<nav class="synclab-toc"><p class="synclab-toc-title">Contents</p>` + tocPlaceholder + "</nav>"
 
 // ranText sums up what ran, per experiment: "rk3399-spinlock-wait (2
-// definitions, 12 runs: 6 computed, 6 from the cache)"; the stamp lists
+// definitions, 12 runs: 6 computed, 6 from the store)"; the stamp lists
 // each definition.
 func ranText(records []RunRecord) string {
 	type sum struct{ defs, runs, computed, cached, traced, failed int }
@@ -93,7 +95,7 @@ func ranText(records []RunRecord) string {
 		for _, f := range []struct {
 			n    int
 			what string
-		}{{s.computed, "computed"}, {s.cached, "from the cache"}, {s.traced, "traced"}, {s.failed, "failed"}} {
+		}{{s.computed, "computed"}, {s.cached, "from the store"}, {s.traced, "traced"}, {s.failed, "failed"}} {
 			if f.n > 0 {
 				from = append(from, fmt.Sprintf("%d %s", f.n, f.what))
 			}
@@ -102,7 +104,7 @@ func ranText(records []RunRecord) string {
 		if s.defs > 1 {
 			defs = fmt.Sprintf("%d definitions, ", s.defs)
 		}
-		parts = append(parts, fmt.Sprintf("<code>%s</code> (%s%s: %s)", html.EscapeString(n), defs, count(s.runs, "run"), strings.Join(from, ", ")))
+		parts = append(parts, fmt.Sprintf("<code>%s</code> (%s%s: %s)", html.EscapeString(n), defs, plural.Count(s.runs, "run"), strings.Join(from, ", ")))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -113,19 +115,19 @@ func runsText(r RunRecord) string {
 	for _, a := range r.Sweep {
 		points *= len(a.Values)
 	}
-	s := "(" + count(r.Runs, "run")
+	s := "(" + plural.Count(r.Runs, "run")
 	if r.Runs == len(r.Variants)*points*r.Repeats { // else several definitions (a sensitivity run)
-		s = "(" + count(len(r.Variants), "variant")
+		s = "(" + plural.Count(len(r.Variants), "variant")
 		if points > 1 {
 			s += fmt.Sprintf(" x %d points", points)
 		}
-		s += " x " + count(r.Repeats, "repeat") + " = " + count(r.Runs, "run")
+		s += " x " + plural.Count(r.Repeats, "repeat") + " = " + plural.Count(r.Runs, "run")
 	}
 	switch {
 	case r.Traced:
 		s += ", traced"
 	case r.Cached:
-		s += ", from the cache"
+		s += ", from the store"
 	default:
 		s += ", computed"
 	}
@@ -391,14 +393,6 @@ func sweepText(axes []SweepAxis) string {
 // floatSettings renders parameter values as "a=1, b=2" in key order.
 // Values as -set takes them: "iterations=1000000", not 1e+06.
 func floatSettings(m map[string]float64) string { return joinSorted(m, platforms.FormatValue) }
-
-// count writes n things: "1 run", "3 runs".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
-}
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {

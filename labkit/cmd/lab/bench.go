@@ -62,7 +62,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) > 0 {
-		return badInput("bench takes no positional arguments")
+		return extraArgs("bench", pos, "")
 	}
 	// Every input is checked before the first timing: a typo found after
 	// minutes of benchmarks would waste them.

@@ -26,7 +26,12 @@ func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) > 0 {
-		return badInput("claims takes no arguments, got %q", pos[0])
+		return extraArgs("claims", pos, "")
+	}
+	if *readme != "" { // a file that cannot take the section is refused before the experiments run
+		if _, err := rewriteFile(*readme, func(doc string) (string, error) { _, err := ledger.Splice(doc, ""); return doc, err }); err != nil {
+			return err
+		}
 	}
 	l, err := ledger.Load()
 	if err != nil {
@@ -66,11 +71,11 @@ func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 func rewriteFile(path string, splice func(doc string) (string, error)) (bool, error) {
 	old, err := os.ReadFile(path)
 	if err != nil {
-		return false, err
+		return false, badInput("-readme: %v", err)
 	}
 	doc, err := splice(string(old))
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
+		return false, badInput("-readme %s: %v", path, err)
 	}
 	if bytes.Equal(old, []byte(doc)) {
 		return false, nil

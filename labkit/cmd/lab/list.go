@@ -22,7 +22,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return badInput("list takes no arguments (lab run NAME -h describes one experiment)")
+		return extraArgs("list", pos, "lab run NAME -h describes one experiment")
 	}
 	cat := experiments()
 	if len(cat) == 0 {

@@ -202,14 +202,60 @@ func flagValueError(fs *flag.FlagSet, err error) error {
 	return fmt.Errorf("-%s %q: want %s", name, val, want)
 }
 
+// extraArgs is the bad input of arguments that the command cmd does not
+// take, named, with a hint when there is one.
+func extraArgs(cmd string, args []string, hint string) error {
+	msg := fmt.Sprintf("%s: unexpected argument %q", cmd, args[0])
+	if len(args) > 1 {
+		msg = fmt.Sprintf("%s: unexpected arguments %q", cmd, args)
+	}
+	if hint != "" {
+		msg += " (" + hint + ")"
+	}
+	return badInput("%s", msg)
+}
+
 // multi is a repeatable string flag.
 type multi []string
 
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 
+// newFlags returns the flag set of the command name, whose -h prints the
+// command's lines of the usage summary, then its flags (a command with
+// more to say sets its own Usage).
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("lab "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, commandUsage(name))
+		fmt.Fprintln(stderr, "\nflags:")
+		fs.PrintDefaults()
+	}
 	return fs
+}
+
+// commandUsage returns the lines of usage about the command name: each
+// synopsis as "usage: lab ...", its description indented below it.
+func commandUsage(name string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(usage, "\n")[1:] {
+		text := strings.TrimLeft(line, " ")
+		if len(line)-len(text) == 2 { // a command's first line; deeper: its continuation
+			in = text == name || strings.HasPrefix(text, name+" ")
+		}
+		if !in || text == "" {
+			continue
+		}
+		if len(line)-len(text) == 2 {
+			synopsis, _, _ := strings.Cut(text, "  ")
+			b.WriteString("usage: lab " + synopsis + "\n")
+			text = strings.TrimLeft(strings.TrimPrefix(text, synopsis), " ")
+		}
+		if text != "" {
+			b.WriteString("  " + text + "\n")
+		}
+	}
+	return b.String()
 }

@@ -187,7 +187,13 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-sweep", "n=5,5"}, "sweep of n: value 5 given twice"},
 		{[]string{"run", "cli-fixture", "-variant", "a", "-variant", "a"}, "variant a named twice"},
 		{[]string{"run", "cli-fixture", "-workers", "-1"}, "-workers -1: want at least 1"},
-		{[]string{"list", "extra"}, "list takes no arguments"},
+		{[]string{"list", "extra"}, `list: unexpected argument "extra"`},
+		{[]string{"run", "cli-fixture", "stray"}, `run cli-fixture: unexpected argument "stray"`},
+		{[]string{"platforms", "cli-bench", "a", "b"}, `platforms: unexpected arguments ["a" "b"]`},
+		{[]string{"bench", "stray"}, `bench: unexpected argument "stray"`},
+		{[]string{"report", "x.ipynb", "-o", "out", "-p", "Repeats=2", "-p", "Repeats=3"}, "-p Repeats=2 and -p Repeats=3: Repeats given twice"},
+		{[]string{"platforms", "-readme", filepath.Join(t.TempDir(), "missing.md")}, "-readme: open "},
+		{[]string{"claims", "-readme", "default.pgo"}, "-readme default.pgo: want exactly one <!-- results:begin -->"},
 		{[]string{"run", "cli-fixture", "-results", "main_test.go"}, "-results main_test.go: not a directory"},
 		{[]string{"bench", "-against", "HEAD", "-against-trials", "0"}, "-against-trials 0: want at least 1"},
 		{[]string{"bench", "-against", "HEAD", "-against-runs", "cli-fixture,nope"}, "-against-runs: "},
@@ -206,6 +212,12 @@ func TestHelpForEveryCommand(t *testing.T) {
 		code, out, stderr := runCLI(t, args...)
 		if code != 0 || out+stderr == "" {
 			t.Errorf("lab %v: exit %d, output %q; want help and exit 0", args, code, out+stderr)
+		}
+	}
+	// Each command's -h starts with its synopsis.
+	for _, cmd := range []string{"list", "run", "merge", "platforms", "bench", "validate", "claims", "calibrate", "report"} {
+		if code, out, stderr := runCLI(t, cmd, "-h"); code != 0 || !strings.HasPrefix(out+stderr, "usage: lab "+cmd) {
+			t.Errorf("lab %s -h: exit %d, %.80q; want it to start with usage: lab %s", cmd, code, out+stderr, cmd)
 		}
 	}
 	_, out, _ := runCLI(t, "help", "run", "cli-fixture")
@@ -301,7 +313,7 @@ func TestRunWithFailedRuns(t *testing.T) {
 		if code2 != code || !containsAll(out2, tc.want...) || !strings.Contains(stderr2, tc.stderr) {
 			t.Errorf("%s: from the store: exit %d, stdout %s\nstderr: %s", tc.name, code2, out2, stderr2)
 		}
-		if !slices.Contains(tc.args, "-json") && !strings.Contains(out2, "from the cache: ") {
+		if !slices.Contains(tc.args, "-json") && !strings.Contains(out2, "from the store: ") {
 			t.Errorf("%s: the second run was not served from the store:\n%s", tc.name, out2)
 		}
 	}

@@ -11,14 +11,14 @@ import (
 )
 
 // A shard run without -result goes to the store and says where; the same
-// run again is served from the cache and says so. -csv writes one row per
+// run again is served from the store and says so. -csv writes one row per
 // run, to stdout for "-" or to a file, the same either way.
 func TestRunShardAndCSVOutput(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("SYNCLAB_RESULTS", dir)
 	e, _ := lookup("cli-fixture")
 	path := labkit.CachePath(dir, e, labkit.Shard{Index: 1, Count: 2})
-	for _, want := range []string{"written to " + path + "\n", "written to " + path + " (from the cache)\n"} {
+	for _, want := range []string{"written to " + path + "\n", "written to " + path + " (from the store)\n"} {
 		code, out, stderr := runCLI(t, "run", "cli-fixture", "-shard", "1/2")
 		if code != 0 || !strings.HasPrefix(out, "shard 1/2 of cli-fixture: ") || !strings.HasSuffix(out, want) {
 			t.Fatalf("lab run -shard 1/2: exit %d, %q (%s); want it to end %q", code, out, stderr, want)

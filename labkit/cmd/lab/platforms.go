@@ -31,7 +31,7 @@ func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) > 1 {
-		return badInput("platforms takes at most one NAME (a platform or an experiment)")
+		return extraArgs("platforms", pos[1:], "it takes at most one NAME, a platform or an experiment")
 	}
 	groups := labkit.PlatformParams(experiments())
 	if *readme != "" {

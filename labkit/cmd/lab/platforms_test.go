@@ -239,7 +239,7 @@ func TestPlatformsReadmeRewritesBetweenMarkers(t *testing.T) {
 
 	noMarkers := filepath.Join(t.TempDir(), "plain.md")
 	os.WriteFile(noMarkers, []byte("# nothing to replace\n"), 0o644)
-	if code, _, stderr := runCLI(t, "platforms", "-readme", noMarkers); code != 1 || !strings.Contains(stderr, "want exactly one "+paramsBegin) {
+	if code, _, stderr := runCLI(t, "platforms", "-readme", noMarkers); code != 2 || !strings.Contains(stderr, "want exactly one "+paramsBegin) {
 		t.Errorf("file without markers: exit %d, %q", code, stderr)
 	}
 	if b, _ := os.ReadFile(noMarkers); string(b) != "# nothing to replace\n" {
@@ -247,7 +247,7 @@ func TestPlatformsReadmeRewritesBetweenMarkers(t *testing.T) {
 	}
 	reversed := filepath.Join(t.TempDir(), "reversed.md")
 	os.WriteFile(reversed, []byte(paramsEnd+"\n"+paramsBegin+"\n"), 0o644)
-	if code, _, stderr := runCLI(t, "platforms", "-readme", reversed); code != 1 || !strings.Contains(stderr, "comes before") {
+	if code, _, stderr := runCLI(t, "platforms", "-readme", reversed); code != 2 || !strings.Contains(stderr, "comes before") {
 		t.Errorf("markers in the wrong order: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "platforms", "esp32", "-readme", path); code != 2 || !strings.Contains(stderr, "every platform") {

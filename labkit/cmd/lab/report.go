@@ -50,6 +50,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return usageError{err}
 		}
+		if prev, dup := opts.Params[k]; dup {
+			return badInput("-p %s=%s and -p %s=%s: %s given twice", k, prev, k, v, k)
+		}
 		opts.Params[k] = v
 	}
 	status := newStatusLine(stderr)

@@ -15,6 +15,7 @@ import (
 
 	"synclab/labkit"
 	"synclab/labkit/internal/atomicfile"
+	"synclab/labkit/internal/plural"
 	"synclab/platforms"
 )
 
@@ -57,8 +58,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	switch {
+	case len(pos) == 0:
 		return badInput("usage: lab run NAME [flags]; see lab list for names")
+	case len(pos) > 1:
+		return extraArgs("run "+pos[0], pos[1:], "one experiment per lab run; flags go after its NAME")
 	}
 	repeatsSet := false
 	fs.Visit(func(fl *flag.Flag) { repeatsSet = repeatsSet || fl.Name == "repeats" })
@@ -120,7 +124,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil && (res == nil || !errors.As(err, &failed) || errors.Is(err, context.Canceled)) {
 		if res != nil && errors.Is(err, context.Canceled) {
 			if len(res.Runs) > 0 {
-				fmt.Fprintf(stderr, "interrupted: %d runs finished (kept: the same command resumes from them)\n", len(res.Runs))
+				fmt.Fprintf(stderr, "interrupted: %s finished (kept: the same command resumes from them)\n", plural.Count(len(res.Runs), "run"))
 				labkit.SummaryTable(res).WriteText(stdout)
 			}
 		}
@@ -250,7 +254,7 @@ func printShard(w io.Writer, res *labkit.Result, opts labkit.RunOptions, runErr 
 	path := opts.File
 	switch {
 	case res.From != "":
-		path = res.From + " (from the cache)"
+		path = res.From + " (from the store)"
 	case path != "":
 	default:
 		dir := opts.Dir
@@ -259,7 +263,7 @@ func printShard(w io.Writer, res *labkit.Result, opts labkit.RunOptions, runErr 
 		}
 		path = labkit.CachePath(dir, res.Experiment, opts.Shard)
 	}
-	fmt.Fprintf(w, "shard %s of %s: %d runs written to %s\n", opts.Shard, res.Experiment.Name, len(res.Runs), path)
+	fmt.Fprintf(w, "shard %s of %s: %s written to %s\n", opts.Shard, res.Experiment.Name, plural.Count(len(res.Runs), "run"), path)
 	if runErr != nil {
 		labkit.FailuresTable(res).WriteText(w)
 	}
@@ -408,14 +412,14 @@ func withSweeps(e platforms.Experiment, sweeps, sets []string) (platforms.Experi
 func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	e := res.Experiment
 	failed := res.Failures()
-	runs := fmt.Sprintf("%d runs", len(res.Runs))
+	runs := plural.Count(len(res.Runs), "run")
 	if len(failed) > 0 {
 		runs += fmt.Sprintf(" (%d FAILED)", len(failed))
 	}
 	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %s in %.3g s\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, runs, wall)
 	switch {
 	case res.From != "":
-		fmt.Fprintf(w, "from the cache: %s (computed %s in %.3g s)\n", res.From, res.Created.Local().Format(time.DateTime), res.WallS)
+		fmt.Fprintf(w, "from the store: %s (computed %s in %.3g s)\n", res.From, res.Created.Local().Format(time.DateTime), res.WallS)
 	case res.Reused > 0:
 		fmt.Fprintf(w, "reused %d of %d runs from an interrupted run\n", res.Reused, len(res.Runs))
 	}
@@ -490,7 +494,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		note = stderr
 	}
-	fmt.Fprintf(note, "merged %d shards (%d runs) into %s\n", len(parts), len(merged.Runs), path)
+	fmt.Fprintf(note, "merged %s (%s) into %s\n", plural.Count(len(parts), "shard"), plural.Count(len(merged.Runs), "run"), path)
 	if *asJSON {
 		doc := labkit.NewRunDoc(merged, *runs)
 		doc.WallS = merged.WallS

@@ -167,13 +167,13 @@ func TestCraftedResultFiles(t *testing.T) {
 	entry := labkit.CachePath(dir, e, labkit.Shard{})
 	crafted(t, entry, []byte{0x81, 0xa4, 'r', 'u', 'n', 's', 0xdd, 0xff, 0xff, 0xff, 0xff})
 	code, out, stderr := runCLI(t, "run", "cli-fixture")
-	if code != 0 || !containsAll(stderr, entry, "declared length exceeds", "recomputing") || strings.Contains(out, "from the cache") {
+	if code != 0 || !containsAll(stderr, entry, "declared length exceeds", "recomputing") || strings.Contains(out, "from the store") {
 		t.Fatalf("crafted cache entry: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if _, err := labkit.Load(entry); err != nil {
 		t.Fatalf("the entry was not rewritten: %v", err)
 	}
-	if code, out, _ := runCLI(t, "run", "cli-fixture"); code != 0 || !strings.Contains(out, "from the cache: "+entry) {
+	if code, out, _ := runCLI(t, "run", "cli-fixture"); code != 0 || !strings.Contains(out, "from the store: "+entry) {
 		t.Fatalf("a cached run does not say so:\n%s", out)
 	}
 }

@@ -23,7 +23,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if len(pos) > 0 {
-		return badInput("validate takes no arguments, got %q", pos)
+		return extraArgs("validate", pos, "")
 	}
 	vs, err := labkit.Validate(ctx, labkit.Checks(), lookup, labkit.RunOptions{Fresh: *fresh, Workers: *workers, Log: stderr, Progress: labkit.NoProgress})
 	if err != nil {
