@@ -163,12 +163,12 @@ type RunOptions struct {
 	// Shard restricts the runs to a share (see Shard).
 	Shard Shard
 	// Trace asks repeat 0 of every variant and point to record a trace;
-	// traced results are never read from or written to the cache.
+	// traced results are never read from or written to the store.
 	Trace bool
 	// Detailed asks every run to simulate every step (see
 	// platforms.RunSpec.Detailed): slower, the same results.
 	Detailed bool
-	// Fresh ignores cached results and the runs of an interrupted run
+	// Fresh ignores results in the store and the runs of an interrupted run
 	// (the new result is still written).
 	Fresh bool
 	// Dir is the result store directory; "" means ResultsDir().

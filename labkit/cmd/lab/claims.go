@@ -19,7 +19,7 @@ import (
 func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("claims", stderr)
 	asJSON := fs.Bool("json", false, "print the judgements as JSON")
-	fresh := fs.Bool("fresh", false, "ignore cached results")
+	fresh := fs.Bool("fresh", false, "ignore results in the store")
 	readme := fs.String("readme", "", "rewrite the section between "+ledger.ReadmeBegin+" and "+ledger.ReadmeEnd+" in this file")
 	pos, err := parse(fs, args)
 	if err != nil {

@@ -44,7 +44,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.shard, "shard", "", "compute share i/n of the runs and write a partial result file")
 	fs.StringVar(&f.result, "result", "", "result file to read and write instead of the store (resumed from FILE.journal)")
 	fs.StringVar(&f.dir, "results", "", "result store directory (default $SYNCLAB_RESULTS, data/results in the repository, else the user cache)")
-	fs.BoolVar(&f.fresh, "fresh", false, "ignore cached results and the runs of an interrupted run")
+	fs.BoolVar(&f.fresh, "fresh", false, "ignore results in the store and the runs of an interrupted run")
 	fs.IntVar(&f.workers, "workers", 0, "parallel runs (0: GOMAXPROCS)")
 	fs.StringVar(&f.profile, "profile", "", "apply a board profile written by lab calibrate -o (-set overrides it)")
 	fs.Usage = func() {

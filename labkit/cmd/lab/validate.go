@@ -16,7 +16,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlags("validate", stderr)
 	asJSON := fs.Bool("json", false, "print every check as JSON: source, published and model values, tolerance, verdict")
 	strict := fs.Bool("strict", false, "exit with status 1 when a check fails")
-	fresh := fs.Bool("fresh", false, "ignore cached results")
+	fresh := fs.Bool("fresh", false, "ignore results in the store")
 	workers := fs.Int("workers", 0, "parallel runs (default GOMAXPROCS)")
 	pos, err := parse(fs, args)
 	if err != nil {
