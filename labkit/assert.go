@@ -10,6 +10,7 @@ type AssertionError struct {
 	Conclusion string
 }
 
+// Error names the conclusion that does not hold.
 func (e *AssertionError) Error() string { return "conclusion does not hold: " + e.Conclusion }
 
 // Assert checks a conclusion a notebook prints against the numbers it has

@@ -63,6 +63,7 @@ func ParseShard(s string) (Shard, error) {
 	return sh, nil
 }
 
+// String is the -shard form, K/N.
 func (s Shard) String() string {
 	if s.Count == 0 {
 		return "all"

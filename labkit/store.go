@@ -286,6 +286,7 @@ type MergeError struct {
 	Err    error // the check of a part that failed, if that is the reason
 }
 
+// Error says why the parts cannot be merged.
 func (e *MergeError) Error() string {
 	if e.Err != nil {
 		return "merge: " + e.Reason + ": " + e.Err.Error()
@@ -293,6 +294,7 @@ func (e *MergeError) Error() string {
 	return "merge: " + e.Reason
 }
 
+// Unwrap returns the failed check of a part, if that is the reason.
 func (e *MergeError) Unwrap() error { return e.Err }
 
 // Merge combines shard results of one experiment into a complete result. It

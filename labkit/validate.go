@@ -18,6 +18,7 @@ type Source struct {
 	Date  string `json:"date"`
 }
 
+// String cites the source: title (where, date).
 func (s Source) String() string { return fmt.Sprintf("%s (%s, %s)", s.Title, s.Where, s.Date) }
 
 // CheckKind says how a check compares the model with the published figure.

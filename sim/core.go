@@ -37,6 +37,7 @@ const (
 
 var wakeNames = [...]string{"timer", "event", "interrupt", "event-stream", "line", "spin-done"}
 
+// String is the cause's name in traces and metrics.
 func (w WakeCause) String() string { return wakeNames[w] }
 
 // IdleState is an OS-selectable low-power state (device-tree idle state,

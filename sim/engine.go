@@ -365,6 +365,7 @@ type Waiter struct {
 	On   string
 }
 
+// String says who waits on what, for deadlock and runaway reports.
 func (w Waiter) String() string { return fmt.Sprintf("%s (core %d) waits on %s", w.Proc, w.Core, w.On) }
 
 // DeadlockError reports that nothing can happen any more while processes
@@ -377,6 +378,7 @@ type DeadlockError struct {
 	Stalled Time
 }
 
+// Error says the run deadlocked, when, and who waits on what.
 func (d *DeadlockError) Error() string {
 	if d.Stalled > 0 {
 		return fmt.Sprintf("deadlock at %v (for %v after it every process was stuck and nothing changed, however often they were woken): %s", d.At, d.Stalled, Waiters(d.Waiters))
@@ -391,6 +393,7 @@ type RunawayError struct {
 	Waiters []Waiter
 }
 
+// Error says the event budget ran out, when, and who waits on what.
 func (r *RunawayError) Error() string {
 	return fmt.Sprintf("runaway: event budget of %d exhausted at simulated time %v; %s", r.Events, r.At, Waiters(r.Waiters))
 }

@@ -168,6 +168,7 @@ type AddrError struct {
 	Why  string
 }
 
+// Error names the address and what is wrong with it.
 func (a *AddrError) Error() string { return fmt.Sprintf("address %#x: %s", uint64(a.Addr), a.Why) }
 
 // find returns the region, word index and line index of a.

@@ -86,7 +86,10 @@ type Event struct {
 // notebook, a bad -p, an output path that is not a directory.
 type BadInputError struct{ Err error }
 
+// Error is the wrapped error's message.
 func (e *BadInputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
 func (e *BadInputError) Unwrap() error { return e.Err }
 
 func badInput(format string, args ...any) error {

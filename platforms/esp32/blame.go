@@ -36,6 +36,7 @@ const (
 
 var blameNames = [...]string{"critical", "crosscore_isr", "tick_isr", "switch", "in_flight", "entry", "peripheral_isr"}
 
+// String is the cause's name in metrics and charts.
 func (b BlameCause) String() string { return blameNames[b] }
 
 // BlameCauses lists the causes a latency is split into (BlamePeripheral

@@ -19,6 +19,7 @@ const (
 
 var kindNames = [...]string{"mutex", "recursive mutex", "binary semaphore", "counting semaphore"}
 
+// String is the kind's name in reports and errors.
 func (k SemKind) String() string { return kindNames[k] }
 
 // QueueConfig holds the FreeRTOSConfig.h switches that change the size of

@@ -23,6 +23,7 @@ const (
 
 var stateNames = [...]string{"ready", "running", "blocked", "deleted"}
 
+// String is the state's name (FreeRTOS's eTaskState without its e).
 func (s TaskState) String() string { return stateNames[s] }
 
 // EventList is a FreeRTOS event list (xTasksWaitingToReceive): tasks in

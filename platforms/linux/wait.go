@@ -39,6 +39,7 @@ const (
 
 var modeNames = [...]string{"wfe", "wfi", "relax", "adaptive", "tiered", "wfet"}
 
+// String is the mode's variant name.
 func (m Mode) String() string {
 	if m < 0 || int(m) >= len(modeNames) {
 		return fmt.Sprintf("mode(%d)", int(m))
