@@ -71,6 +71,14 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
+// part names s as a part of a split: "shard K/N", or "a complete result".
+func (s Shard) part() string {
+	if s.Count == 0 {
+		return "a complete result"
+	}
+	return "shard " + s.String()
+}
+
 // check reports whether s is a shard: the zero Shard or 0 <= Index < Count.
 func (s Shard) check() error {
 	if s.Count < 0 || s.Index < 0 || s.Index >= max(s.Count, 1) {

@@ -321,6 +321,8 @@ func Merge(parts ...*Result) (*Result, error) {
 			return nil, &MergeError{Parts: []int{i}, Reason: fmt.Sprintf("shard %s", p.Shard), Err: err}
 		}
 		switch {
+		case p.Experiment.Name != first.Experiment.Name:
+			return nil, against("results of different experiments (%s vs %s)", first.Experiment.Name, p.Experiment.Name)
 		case p.Hash != first.Hash:
 			return nil, against("results of different definitions of %s (%s vs %s): %s", first.Experiment.Name, first.Hash[:12], p.Hash[:12], strings.Join(first.Experiment.Diff(p.Experiment), ", "))
 		case p.Code.Key() == "":
@@ -328,16 +330,13 @@ func Merge(parts ...*Result) (*Result, error) {
 		case p.Code.Key() != first.Code.Key():
 			return nil, against("shards %s and %s computed by different code (%s vs %s)", first.Shard, p.Shard, first.Code, p.Code)
 		case max(p.Shard.Count, 1) != n:
-			return nil, against("shard %s does not belong to a split in %d", p.Shard, n)
+			return nil, against("%s and %s are not parts of one split", first.Shard.part(), p.Shard.part())
 		case !p.Complete:
 			return nil, refuse("shard %s is incomplete (interrupted run)", p.Shard)
 		case seen[p.Shard.Index] > 0:
 			return nil, &MergeError{Parts: []int{seen[p.Shard.Index] - 1, i}, Reason: fmt.Sprintf("shard %s given twice", p.Shard)}
 		}
 		seen[p.Shard.Index] = i + 1
-	}
-	if i := slices.Index(seen, 0); i >= 0 {
-		return nil, fmt.Errorf("merge: shard %d/%d missing", i, n)
 	}
 	if i := slices.Index(seen, 0); i >= 0 {
 		return nil, fmt.Errorf("merge: shard %d/%d missing", i, n)

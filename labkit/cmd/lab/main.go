@@ -159,11 +159,23 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, badInput("%v (%s -h lists its flags)", flagValueError(fs, err), fs.Name())
 		}
 		if fs.NArg() == 0 {
-			return pos, nil
+			return pos, emptyValue(fs)
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// emptyValue refuses a flag given an empty value (-o "", as a script with an
+// unset variable writes it), which would otherwise silently mean "not given".
+func emptyValue(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && f.Value.String() == "" {
+			err = badInput("-%s: empty value (leave the flag out, or give it a value)", f.Name)
+		}
+	})
+	return err
 }
 
 // flagParseError matches the flag package's errors for a value its type

@@ -166,6 +166,9 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "rk3399-pingpong", "-set", "cpu_a=5", "-sweep", "cpu_b=3,4,5"}, "rk3399-pingpong: sweep point cpu_b=5: parameters cpu_a = 5 and cpu_b = 5: want two different CPUs of the 6 (0 to 5)"},
 		{[]string{"run", "generic-pingpong", "-set", "cpu_b=9"}, "parameters cpu_a = 0 and cpu_b = 9: want two different CPUs of the 4 (0 to 3)"},
 		{[]string{"run", "esp32-critical-section", "-set", "periph_hz=100000", "-set", "periph_isr_cycles=5000"}, "the peripheral interrupt's entry, handler and exit (5300 cycles"},
+		{[]string{"run", "cli-fixture", "-o", ""}, "-o: empty value"},
+		{[]string{"run", "cli-fixture", "-csv", "", "-json"}, "-csv: empty value"},
+		{[]string{"merge", "a.msgpack", "-o", ""}, "-o: empty value"},
 		{[]string{"run", "cli-fixture", "-repeats", "0"}, "-repeats 0: want at least 1"},
 		{[]string{"run", "cli-fixture", "-repeats", "-3"}, "-repeats -3: want at least 1"},
 		{[]string{"run", "lock-scaling", "-repeats", "1000000000"}, "4 variants x 6 sweep points x 1,000,000,000 repeats = 24,000,000,000 runs, more than the 1,000,000"},
@@ -254,6 +257,33 @@ func TestShardMergeAndReport(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "merged 2 shards (6 runs)") || !strings.Contains(out, "Claims") {
 		t.Fatalf("merge: %d %s %s", code, out, stderr)
 	}
+	// -o guards what it would overwrite as lab run -result does: one of the
+	// shards merged, or another experiment's result, is left as it was.
+	deadlock := filepath.Join(dir, "deadlock.msgpack")
+	if code, _, stderr := runCLI(t, "run", "cli-deadlock", "-result", deadlock); code != 1 {
+		t.Fatalf("run cli-deadlock: exit %d, want 1 (a run deadlocks): %s", code, stderr)
+	}
+	for _, c := range []struct{ out, want string }{
+		{parts[0], "holds shard 0/2 of this run: refusing to overwrite it with the whole result"},
+		{deadlock, "holds a result of cli-deadlock, not cli-fixture: refusing to overwrite it"},
+	} {
+		before, _ := os.ReadFile(c.out)
+		code, _, stderr := runCLI(t, "merge", parts[0], parts[1], "-o", c.out)
+		if after, _ := os.ReadFile(c.out); code != 2 || !strings.Contains(stderr, c.want) || !bytes.Equal(before, after) {
+			t.Errorf("merge -o %s: exit %d, stderr %q; want exit 2, %q and the file unchanged", c.out, code, stderr, c.want)
+		}
+	}
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{merged, parts[1]}, "a complete result and shard 1/2 are not parts of one split"},
+		{[]string{parts[0], deadlock}, "results of different experiments (cli-fixture vs cli-deadlock)"},
+	} {
+		if code, _, stderr := runCLI(t, append([]string{"merge"}, c.files...)...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("merge %v: exit %d, stderr %q; want exit 2 and %q", c.files, code, stderr, c.want)
+		}
+	}
 	report := filepath.Join(dir, "r.html")
 	if code, out, stderr := runCLI(t, "run", "cli-fixture", "-o", report); code != 0 || !strings.Contains(out, "cost (ns)") {
 		t.Fatalf("run -o: %d %s %s", code, out, stderr)
@@ -279,7 +309,7 @@ func TestRunWithFailedRuns(t *testing.T) {
 		{"table", nil, []string{"8 runs (2 FAILED)", "failed runs", "2 of 2 runs failed: deadlock at", "worker/1 (core 1) waits on wfe on lock",
 			"cli-deadlock: 2 of 8 runs failed"}, "2 of 8 runs failed (kept the others); first: variant b, n=20, repeat 0: deadlock at"},
 		{"json", []string{"-json"}, []string{`"failures": [`, `"error": "deadlock at`, `"variant": "b"`}, "2 of 8 runs failed"},
-		{"variant without failures", []string{"-variant", "a"}, []string{"4 runs in"}, ""},
+		{"variant without failures", []string{"-variant", "a"}, []string{"4 runs "}, ""},
 		{"the failing point only", []string{"-set", "n=20", "-json"}, []string{`"failures": [`, `"cost": null`}, "2 of 4 runs failed (kept the others)"},
 		{"all runs fail", []string{"-set", "n=20", "-variant", "b"}, []string{"2 runs (2 FAILED)", "cli-deadlock: 2 of 2 runs failed"}, "2 of 2 runs failed; first: variant b, default, repeat 0"},
 	}
@@ -313,8 +343,13 @@ func TestRunWithFailedRuns(t *testing.T) {
 		if code2 != code || !containsAll(out2, tc.want...) || !strings.Contains(stderr2, tc.stderr) {
 			t.Errorf("%s: from the store: exit %d, stdout %s\nstderr: %s", tc.name, code2, out2, stderr2)
 		}
-		if !slices.Contains(tc.args, "-json") && !strings.Contains(out2, "from the store: ") {
-			t.Errorf("%s: the second run was not served from the store:\n%s", tc.name, out2)
+		// With -json stdout is the JSON alone, and stderr says where it came from.
+		said := out2
+		if slices.Contains(tc.args, "-json") {
+			said = stderr2
+		}
+		if !strings.Contains(said, "from the store: ") {
+			t.Errorf("%s: the second run does not say it was served from the store:\nstdout %s\nstderr %s", tc.name, out2, stderr2)
 		}
 	}
 }
@@ -359,7 +394,7 @@ func TestRunHelpListsParametersAndVariants(t *testing.T) {
 			t.Errorf("lab %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, stderr)
 		}
 	}
-	if code, out, _ := runCLI(t, "run", "cli-deadlock", "-h"); code != 0 || !strings.Contains(out, "sweeps n over [10 20]") {
+	if code, out, _ := runCLI(t, "run", "cli-deadlock", "-h"); code != 0 || !strings.Contains(out, "sweeps n over 10, 20") {
 		t.Errorf("sweep not listed: %d %s", code, out)
 	}
 	if code, out, _ := runCLI(t, "run", "-h"); code != 0 || strings.Contains(out, "parameters of") {

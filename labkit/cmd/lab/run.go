@@ -152,6 +152,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			fmt.Fprintf(stderr, "trace written to %s (open it in ui.perfetto.dev)\n", f.trace)
 		}
 	}
+	if res.From != "" && (f.asJSON || f.csv == "-" || f.trace == "-") { // stdout is data: say it on stderr
+		fmt.Fprintln(stderr, fromStore(res))
+	}
 	switch {
 	case f.asJSON:
 		doc := labkit.NewRunDoc(res, f.runs)
@@ -220,7 +223,7 @@ func (f runFlags) check() error {
 
 // checkResultFile refuses to overwrite an existing file that is not a
 // result file, or that holds another experiment's result or another shard of
-// this one: a mistyped -result path would lose it. A result of this
+// this one: a mistyped -result (or lab merge -o) path would lose it. A result of this
 // experiment at other settings is what -result is for: it is replaced.
 func checkResultFile(path string, e platforms.Experiment, shard labkit.Shard) error {
 	file, err := os.Open(path)
@@ -243,6 +246,8 @@ func checkResultFile(path string, e platforms.Experiment, shard labkit.Shard) er
 	switch {
 	case old.Experiment.Name != e.Name:
 		return fmt.Errorf("%s holds a result of %s, not %s: refusing to overwrite it (remove it or give another file)", path, old.Experiment.Name, e.Name)
+	case old.Hash == e.Hash() && old.Shard != shard && shard.Count == 0:
+		return fmt.Errorf("%s holds shard %s of this run: refusing to overwrite it with the whole result (give another file)", path, old.Shard)
 	case old.Hash == e.Hash() && old.Shard != shard:
 		return fmt.Errorf("%s holds shard %s of this run, not %s: refusing to overwrite it (give each shard its own file)", path, old.Shard, shard)
 	}
@@ -307,9 +312,9 @@ func experimentHelp(w io.Writer, pos, args []string, helpErr error) error {
 	if err != nil {
 		return usageError{err}
 	}
-	fmt.Fprintf(w, "\n%s (platform %s): %s.\n%d repeats per variant and sweep point, seed %d.\n", e.Name, e.Platform, strings.TrimSuffix(firstSentence(e.Description), "."), e.Repeats, e.Seed)
+	fmt.Fprintf(w, "\n%s (platform %s): %s.\n%s per variant and sweep point, seed %d.\n", e.Name, e.Platform, strings.TrimSuffix(firstSentence(e.Description), "."), plural.Count(e.Repeats, "repeat"), e.Seed)
 	for _, a := range e.Sweep {
-		fmt.Fprintf(w, "sweeps %s over %v (-set %s=V runs that value only)\n", a.Param, a.Values, a.Param)
+		fmt.Fprintf(w, "sweeps %s over %s (-set %s=V runs that value only)\n", a.Param, platforms.FormatValues(a.Values), a.Param)
 	}
 	fmt.Fprintln(w)
 	t := labkit.ParamsTable("parameters of "+e.Name+" (-set key=value; accepted: the values -set takes; plausible: the ASSUME range)", e.Params)
@@ -406,6 +411,11 @@ func withSweeps(e platforms.Experiment, sweeps, sets []string) (platforms.Experi
 	return e, nil
 }
 
+// fromStore says which store entry res came from, and when it was computed.
+func fromStore(res *labkit.Result) string {
+	return fmt.Sprintf("from the store: %s (computed %s in %.3g s)", res.From, res.Created.Local().Format(time.DateTime), res.WallS)
+}
+
 // printResult prints the summary table, the failed runs if any, and the
 // claims table; when every run failed, the failed runs alone (the tables
 // would be empty).
@@ -416,10 +426,14 @@ func printResult(w io.Writer, res *labkit.Result, wall float64) {
 	if len(failed) > 0 {
 		runs += fmt.Sprintf(" (%d FAILED)", len(failed))
 	}
-	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %s in %.3g s\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, runs, wall)
+	took := "in"
+	if res.From != "" {
+		took = "loaded in"
+	}
+	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %s %s %.3g s\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, runs, took, wall)
 	switch {
 	case res.From != "":
-		fmt.Fprintf(w, "from the store: %s (computed %s in %.3g s)\n", res.From, res.Created.Local().Format(time.DateTime), res.WallS)
+		fmt.Fprintln(w, fromStore(res))
 	case res.Reused > 0:
 		fmt.Fprintf(w, "reused %d of %d runs from an interrupted run\n", res.Reused, len(res.Runs))
 	}
@@ -480,7 +494,11 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	failed := merged.RunsFailed() // shown with the result, then exit status 1
 	path := *out
-	if path == "" {
+	if path != "" {
+		if err := checkResultFile(path, merged.Experiment, labkit.Shard{}); err != nil {
+			return badInput("-o: %v", err)
+		}
+	} else {
 		d := *dir
 		if d == "" {
 			d = labkit.ResultsDir()

@@ -99,7 +99,7 @@ func TestResultFileKeepsOtherResults(t *testing.T) {
 	}{
 		{[]string{"cli-deadlock"}, "-result: " + shard + " holds a result of cli-fixture, not cli-deadlock: refusing to overwrite it"},
 		{[]string{"cli-fixture", "-shard", "1/2"}, "holds shard 0/2 of this run, not 1/2: refusing to overwrite it"},
-		{[]string{"cli-fixture"}, "holds shard 0/2 of this run, not all"},
+		{[]string{"cli-fixture"}, "holds shard 0/2 of this run: refusing to overwrite it with the whole result"},
 	} {
 		code, _, stderr := runCLI(t, append(append([]string{"run"}, tc.args...), "-result", shard)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
