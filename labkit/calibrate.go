@@ -220,7 +220,7 @@ func newCalib(ctx context.Context, ms []Measurement, find func(string) (platform
 		case found.Prov != platforms.ASSUME:
 			return nil, fmt.Errorf("calibrate: -fit %s: provenance %s; only ASSUME parameters are fitted (the others have a source)", key, found.Prov)
 		case len(found.Choices) > 0:
-			return nil, fmt.Errorf("calibrate: -fit %s: takes only the values %v, not a continuous fit", key, found.Choices)
+			return nil, fmt.Errorf("calibrate: -fit %s: takes only the values %s, not a continuous fit", key, platforms.FormatValues(found.Choices))
 		case slices.ContainsFunc(c.params, func(p platforms.Param) bool { return p.Key == key }):
 			return nil, fmt.Errorf("calibrate: -fit %s named twice", key)
 		}

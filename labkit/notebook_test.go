@@ -132,7 +132,7 @@ func ExampleRunWith() {
 	fmt.Println(err)
 	// Output:
 	// 3 runs of [slow] at work = 200
-	// experiment fixture-queue: parameter hz: value 300 not allowed; choose one of [100 250 1000]
+	// experiment fixture-queue: parameter hz: value 300 not allowed; choose one of 100, 250, 1000
 }
 
 func ExampleNum() {

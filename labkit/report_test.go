@@ -195,7 +195,7 @@ func ExampleMarkdown() {
 func ExampleExperiment_With() {
 	_, err := fixture().With("hz", 300)
 	fmt.Println(err)
-	// Output: experiment fixture-queue: parameter hz: value 300 not allowed; choose one of [100 250 1000]
+	// Output: experiment fixture-queue: parameter hz: value 300 not allowed; choose one of 100, 250, 1000
 }
 
 // A claim's magnitude reads as a factor once the model is off by 2x or

@@ -456,7 +456,7 @@ func ParamsTable(title string, ps platforms.Params) Table {
 	for _, p := range sorted {
 		accepted := "[" + Exact(p.Min) + ", " + Exact(p.Max) + "]"
 		if len(p.Choices) > 0 {
-			accepted = fmt.Sprint(p.Choices)
+			accepted = "one of " + platforms.FormatValues(p.Choices)
 		}
 		plausible := ""
 		if p.Prov == platforms.ASSUME {

@@ -162,7 +162,7 @@ func TestParamsTableExactValues(t *testing.T) {
 		{Key: "a_mhz", Value: 1416, Unit: "MHz", Prov: platforms.CODE, Choices: []float64{408, 1416}},
 	})
 	want := [][]string{
-		{"a_mhz", "1,416", "MHz", "CODE", "[408 1416]", ""},
+		{"a_mhz", "1,416", "MHz", "CODE", "one of 408, 1416", ""},
 		{"wfet_us", "12.345", "µs", "ASSUME", "[0.1, 100,000]", "10 – 1,000.5"},
 	}
 	for i, w := range want {

@@ -58,7 +58,7 @@ func ExampleParams_Set() {
 	fmt.Println(ps.Values())
 	// Output:
 	// <nil>
-	// parameter hz: value 500 not allowed; choose one of [100 250 300 1000]
+	// parameter hz: value 500 not allowed; choose one of 100, 250, 300, 1000
 	// parameter cores: value 2.5 is not a whole number
 	// parameter cores: value 128 out of range [1, 64] cores
 	// unknown parameter "core"; known: cores, hz
@@ -91,5 +91,5 @@ func ExampleExperiment_With() {
 	// Output:
 	// valid: <nil>
 	// copy: 1000 original: 250
-	// experiment demo: parameter hz: value 500 not allowed; choose one of [100 250 300 1000]
+	// experiment demo: parameter hz: value 500 not allowed; choose one of 100, 250, 300, 1000
 }

@@ -263,7 +263,11 @@ func (e Experiment) With(key string, v float64) (Experiment, error) {
 func (e Experiment) WithSweep(key string, values ...float64) (Experiment, error) {
 	out := e.Clone()
 	out.Sweep = slices.DeleteFunc(out.Sweep, func(a Axis) bool { return a.Param == key })
-	out.Sweep = append(out.Sweep, Axis{Param: key, Values: slices.Clone(values)})
+	vs := make([]float64, len(values))
+	for i, v := range values {
+		vs[i] = unsignedZero(v)
+	}
+	out.Sweep = append(out.Sweep, Axis{Param: key, Values: vs})
 	if err := out.Validate(); err != nil {
 		return e, err
 	}

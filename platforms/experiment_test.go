@@ -3,7 +3,9 @@ package platforms
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,7 +70,7 @@ func TestWithValidation(t *testing.T) {
 		{"hz", 1000, nil},
 		{"work", 0, []string{"work", "out of range", "[1, 1000000]"}},
 		{"work", 2.5e7, []string{"value 25000000 out of range"}},
-		{"hz", 300, []string{"hz", "choose one of", "100 250 1000"}},
+		{"hz", 300, []string{"hz", "choose one of", "100, 250, 1000"}},
 		{"nosuch", 1, []string{"nosuch", "known:", "hz, noise, slowdown, work"}},
 	}
 	for _, tc := range tests {
@@ -277,5 +279,30 @@ func TestWithVariantsOrderAndRepeat(t *testing.T) {
 	}
 	if _, err := fixture().WithVariants("fast", "slow", "fast"); err == nil || !containsAll(err.Error(), "fixture-queue", "variant fast named twice") {
 		t.Errorf("WithVariants(fast, slow, fast): err %v, want one naming fast twice", err)
+	}
+}
+
+// -0 and 0 are one setting, set or swept: one hash, so one store entry and
+// shards that merge.
+func TestNegativeZeroIsZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, c := range []struct {
+		name string
+		set  func(Experiment, float64) (Experiment, error)
+	}{
+		{"With", func(e Experiment, v float64) (Experiment, error) { return e.With("noise", v) }},
+		{"WithSweep", func(e Experiment, v float64) (Experiment, error) { return e.WithSweep("noise", v, 0.5) }},
+		{"WithSettings", func(e Experiment, v float64) (Experiment, error) {
+			return e.WithSettings("noise=" + strconv.FormatFloat(v, 'g', -1, 64))
+		}},
+	} {
+		a, errA := c.set(fixture(), negZero)
+		b, errB := c.set(fixture(), 0)
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v, %v", c.name, errA, errB)
+		}
+		if a.Hash() != b.Hash() || len(a.Diff(b)) > 0 {
+			t.Errorf("%s: -0 and 0 differ: hashes %s and %s, diff %v", c.name, a.Hash(), b.Hash(), a.Diff(b))
+		}
 	}
 }

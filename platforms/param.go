@@ -59,14 +59,23 @@ func (p Param) Check(v float64) error {
 			return nil
 		}
 		if p.Unit == "code" { // the numbers mean nothing without their names
-			return fmt.Errorf("parameter %s: value %s not allowed; choose one of %v (%s)", p.Key, FormatValue(v), p.Choices, p.Doc)
+			return fmt.Errorf("parameter %s: value %s not allowed; choose one of %s (%s)", p.Key, FormatValue(v), FormatValues(p.Choices), p.Doc)
 		}
-		return fmt.Errorf("parameter %s: value %s not allowed; choose one of %v", p.Key, FormatValue(v), p.Choices)
+		return fmt.Errorf("parameter %s: value %s not allowed; choose one of %s", p.Key, FormatValue(v), FormatValues(p.Choices))
 	}
 	if v < p.Min || v > p.Max {
 		return fmt.Errorf("parameter %s: value %s out of range %s", p.Key, FormatValue(v), strings.TrimSpace(fmt.Sprintf("[%s, %s] %s", FormatValue(p.Min), FormatValue(p.Max), p.Unit)))
 	}
 	return nil
+}
+
+// FormatValues writes values as FormatValue does, separated by ", ".
+func FormatValues(vs []float64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = FormatValue(v)
+	}
+	return strings.Join(s, ", ")
 }
 
 // FormatValue writes a parameter value as a user types it after -set,
@@ -120,11 +129,20 @@ func (ps Params) Set(key string, v float64) error {
 			if err := ps[i].Check(v); err != nil {
 				return err
 			}
-			ps[i].Value = v
+			ps[i].Value = unsignedZero(v)
 			return nil
 		}
 	}
 	return fmt.Errorf("unknown parameter %q; known: %s", key, strings.Join(ps.Keys(), ", "))
+}
+
+// unsignedZero returns v with -0 made 0: the two are one setting (one
+// definition hash, one store entry), whichever a user typed.
+func unsignedZero(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return v
 }
 
 // SetFrom sets each parameter of ps to its value in values, in ps's order,

@@ -31,7 +31,7 @@ func TestSetFrom(t *testing.T) {
 		want       string // a substring of the error; its end where it ends in "$"
 	}{
 		{map[string]float64{"a": 11}, false, "parameter a: value 11 out of range [0, 10]$"},
-		{map[string]float64{"b": 3}, false, "parameter b: value 3 not allowed; choose one of [2 4]"},
+		{map[string]float64{"b": 3}, false, "parameter b: value 3 not allowed; choose one of 2, 4"},
 		// The first bad parameter in ps's order is the one named.
 		{map[string]float64{"c": -1, "a": 20}, false, "parameter a: value 20"},
 		{map[string]float64{"a": 1, "b": 2}, true, "parameter c missing"},
@@ -58,7 +58,7 @@ func TestSetFrom(t *testing.T) {
 // A coded parameter's error spells out what its numbers mean.
 func TestCodedChoiceNamesItsCodes(t *testing.T) {
 	p := Param{Key: "wait", Unit: "code", Doc: "wait policy: 0 wfe, 1 wfi", Choices: []float64{0, 1}}
-	want := "parameter wait: value 2 not allowed; choose one of [0 1] (wait policy: 0 wfe, 1 wfi)"
+	want := "parameter wait: value 2 not allowed; choose one of 0, 1 (wait policy: 0 wfe, 1 wfi)"
 	if err := p.Check(2); err == nil || err.Error() != want {
 		t.Errorf("Check(2) = %v, want %q", err, want)
 	}

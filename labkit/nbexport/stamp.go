@@ -378,11 +378,7 @@ func noteText(r RunRecord) string {
 func sweepText(axes []SweepAxis) string {
 	var parts []string
 	for _, a := range axes {
-		vals := make([]string, len(a.Values))
-		for i, v := range a.Values {
-			vals[i] = platforms.FormatValue(v)
-		}
-		parts = append(parts, a.Param+" = "+strings.Join(vals, ", "))
+		parts = append(parts, a.Param+" = "+platforms.FormatValues(a.Values))
 	}
 	if len(parts) == 0 {
 		return "none"

@@ -8,6 +8,7 @@ package generic
 import (
 	"fmt"
 
+	"synclab/platforms"
 	"synclab/sim"
 )
 
@@ -62,11 +63,11 @@ func (c Cluster) OPP() (OPP, error) {
 			return o, nil
 		}
 	}
-	mhz := make([]int64, len(c.OPPs))
+	mhz := make([]float64, len(c.OPPs))
 	for i, o := range c.OPPs {
-		mhz[i] = o.MHz
+		mhz[i] = float64(o.MHz)
 	}
-	return OPP{}, fmt.Errorf("cluster %q: MHz = %d is not an OPP; choose one of %v", c.Name, c.MHz, mhz)
+	return OPP{}, fmt.Errorf("cluster %q: MHz = %d is not an OPP; choose one of %s", c.Name, c.MHz, platforms.FormatValues(mhz))
 }
 
 // BusyMW returns the power of one core of c executing at its OPP: the

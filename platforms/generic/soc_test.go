@@ -183,7 +183,7 @@ func TestErrorsNameTheField(t *testing.T) {
 		{soc(func(s *generic.SoC) { s.Clusters[1].Cores = 0 }), `cluster "c1": Cores = 0`},
 		{soc(func(s *generic.SoC) { s.Clusters[0].StaticMW = -1 }), "StaticMW = -1"},
 		{soc(func(s *generic.SoC) { s.Clusters[0].SpinShare = 1.5 }), "SpinShare = 1.5"},
-		{soc(func(s *generic.SoC) { s.Clusters[1].MHz = 700 }), `cluster "c1": MHz = 700 is not an OPP; choose one of [500 1000]`},
+		{soc(func(s *generic.SoC) { s.Clusters[1].MHz = 700 }), `cluster "c1": MHz = 700 is not an OPP; choose one of 500, 1000`},
 		{soc(func(s *generic.SoC) { s.Clusters[0].Cores = 63 }), "65 cores"},
 		{build(0), "cores = 0 out of range [1, 4]"},
 		{build(5), "cores = 5 out of range [1, 4]"},

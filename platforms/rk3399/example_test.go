@@ -60,7 +60,7 @@ func ExampleSoC() {
 	// big: 2 x Cortex-A72 at 1800 MHz, 1210 mW busy
 	// line transfer in a cluster: 100ns across: 250ns
 	// event stream every 85.3333us
-	// rk3399: parameter a72_mhz: value 2000 not allowed; choose one of [408 600 816 1008 1200 1416 1608 1800]
+	// rk3399: parameter a72_mhz: value 2000 not allowed; choose one of 408, 600, 816, 1008, 1200, 1416, 1608, 1800
 }
 
 // The article's workload built from the default values, shortened to 20

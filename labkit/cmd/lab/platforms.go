@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"synclab/labkit"
@@ -117,11 +116,7 @@ func fmtFloat(v float64) string { return labkit.Exact(v) }
 // that accepts only some values.
 func acceptedRange(p platforms.Param) string {
 	if len(p.Choices) > 0 {
-		var cs []string
-		for _, c := range p.Choices {
-			cs = append(cs, strconv.FormatFloat(c, 'g', -1, 64)) // codes and clocks: 1008, not the list-like 1,008
-		}
-		return "one of " + strings.Join(cs, ", ")
+		return "one of " + platforms.FormatValues(p.Choices) // codes and clocks: 1008, not the list-like 1,008
 	}
 	return fmtFloat(p.Min) + " – " + fmtFloat(p.Max)
 }
