@@ -309,7 +309,11 @@ func exportOne(ctx context.Context, tools Tools, path string, opts Options, note
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: interrupted after %s: %w", path, time.Since(start).Round(time.Second), ctx.Err())
 		}
-		return nil, fmt.Errorf("%s: %s", path, diagnose(ctx, tools, dir, in, log))
+		with := ""
+		if len(opts.Params) > 0 { // the likeliest cause when the notebook runs as committed
+			with = " with -p " + settings(opts.Params)
+		}
+		return nil, fmt.Errorf("%s%s: %s", path, with, diagnose(ctx, tools, dir, in, log))
 	}
 	raw, err := os.ReadFile(filepath.Join(tmp, "executed.ipynb"))
 	if err != nil {

@@ -575,6 +575,20 @@ func TestExportFailingCell(t *testing.T) {
 	}
 }
 
+// A notebook that fails only with the -p values given says so on its first line: the values are
+// the likeliest cause.
+func TestExportFailingCellNamesParams(t *testing.T) {
+	needJupyter(t)
+	dir := t.TempDir()
+	params := code("var Repeats = 3")
+	params["metadata"] = map[string]any{"tags": []string{"parameters"}}
+	nb := writeTestNotebook(t, dir, "params.ipynb", params, code("%%\nif Repeats < 1 {\n\tpanic(fmt.Sprintf(\"repeats %d, need at least 1\", Repeats))\n}"))
+	err := Export(context.Background(), []string{nb}, Options{OutDir: filepath.Join(dir, "out"), Params: map[string]string{"Repeats": "0"}})
+	if first, _, _ := strings.Cut(fmt.Sprint(err), "\n"); !strings.Contains(first, "params.ipynb with -p Repeats=0: ") || !strings.Contains(first, "panic: repeats 0, need at least 1") {
+		t.Errorf("first line of the error %q, want the notebook, -p Repeats=0 and the panic", first)
+	}
+}
+
 // TestExportRestartsAKernelDyingAtStart: a kernel that dies while starting, before it runs a cell,
 // is started again, and the export says so with the kernel's own fatal error; a kernel that dies
 // at every start fails the export after startAttempts starts, with that error.

@@ -122,7 +122,7 @@ func literalType(e ast.Expr, text func(ast.Node) string) string {
 // error names the parameter, the value and what it takes.
 func (p Param) goValue(raw string) (string, error) {
 	bad := func(want string) error {
-		return fmt.Errorf("-p %s=%s: %s is a %s, want %s", p.Name, raw, p.Name, p.Type, want)
+		return fmt.Errorf("-p %s=%s: %s is of type %s, want %s", p.Name, raw, p.Name, p.Type, want)
 	}
 	if elem, n, ok := listType(p.Type); ok {
 		var items []string
@@ -177,7 +177,7 @@ func (p Param) goValue(raw string) (string, error) {
 	if p.Type == "" {
 		return "", fmt.Errorf("-p %s=%s: %s is not a plain value (%s); set it in the notebook", p.Name, raw, p.Name, p.Value)
 	}
-	return "", fmt.Errorf("-p %s=%s: %s is a %s, which -p cannot set; set it in the notebook", p.Name, raw, p.Name, p.Type)
+	return "", fmt.Errorf("-p %s=%s: %s is of type %s, which -p cannot set; set it in the notebook", p.Name, raw, p.Name, p.Type)
 }
 
 // listType splits "[]float64" ([]T, n = -1) and "[2]float64" ([N]T).

@@ -178,7 +178,7 @@ func TestParameters(t *testing.T) {
 	}
 	bad := []struct{ key, value, wantErr string }{
 		{"Nope", "1", "no such parameter; the notebook's parameters: Iterations, Repeats"},
-		{"Repeats", "2.5", "Repeats is a int, want a whole number"},
+		{"Repeats", "2.5", "Repeats is of type int, want a whole number"},
 		{"Iterations", "many", "want a number"},
 		{"On", "maybe", "true or false"},
 		{"Win", "1,2,3", "2 comma-separated values"},
@@ -413,13 +413,13 @@ func TestParameterValues(t *testing.T) {
 		{"Cs", " ", "var Cs []float64 = []float64{}\n"},
 		{"N", "-7", "var N int = -7\n"},
 		{"F", "2", "var F float64 = 2\n"},
-		{"Win", "", "error: -p Win=: Win is a [2]int, want 2 comma-separated values"},
+		{"Win", "", "error: -p Win=: Win is of type [2]int, want 2 comma-separated values"},
 		// Values Go cannot write as a literal of the type are refused up
 		// front, not left to fail the cell's compilation.
-		{"F", "inf", "error: -p F=inf: F is a float64, want a finite number"},
+		{"F", "inf", "error: -p F=inf: F is of type float64, want a finite number"},
 		{"F", "NaN", "want a finite number"},
 		{"N", "99999999999999999999", "want a whole number that fits in 64 bits"},
-		{"U", "-1", "error: -p U=-1: U is a uint32, want a non-negative whole number that fits in 32 bits"},
+		{"U", "-1", "error: -p U=-1: U is of type uint32, want a non-negative whole number that fits in 32 bits"},
 		{"U", "4294967296", "fits in 32 bits"},
 		{"U", "4294967295", "var U uint32 = 4294967295\n"},
 	} {
