@@ -47,7 +47,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	peer := fs.Bool("peer", true, "also time the peer simulators in bench/peers (SimGrid, SimPy; scripts/setup.sh --peers installs them)")
 	peerTrials := fs.Int("peer-trials", 3, "rounds of the peer comparison, each timing the ESP32 mutex run (fast-forwarded and detailed), the peers' workload on the bare engine (sim_lock_2m_wall_s) and every peer in turn; the best of each counts")
 	events := fs.Int("events", 2_000_000, "events for the engine benchmark, and round trips for the coroutine one")
-	detailed := fs.Bool("detailed", true, "also time the ESP32 mutex run without fast-forward (about 7 s)")
+	detailed := fs.Bool("detailed", true, "also time the ESP32 mutex run without fast-forward (about 5 s)")
 	scaling := fs.Bool("scaling", true, "also time child runs at growing iterations and cores, for the slopes (about 10 s)")
 	sweepName := fs.String("sweep", "", "experiment for the 64-run sweep (default: "+sweepDefault+" with -sweep-set "+sweepDefaultSet+" if registered, else the first in the catalog)")
 	report := fs.String("o", "", "also write the figures and the slopes' charts to this HTML `file`")

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"synclab/labkit"
+	"synclab/labkit/internal/plural"
 )
 
 // cmdCalibrate fits ASSUME parameters to a measurement CSV (or to an
@@ -74,8 +75,8 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	f.FitTable().WriteText(stdout)
 	fmt.Fprintln(stdout)
 	f.ResidualTable().WriteText(stdout)
-	fmt.Fprintf(stdout, "\n%d measurements, %d evaluations, sum of squared relative residuals %.4g, %d degrees of freedom.\n",
-		len(ms), f.Evaluations, f.SSR, f.DOF)
+	fmt.Fprintf(stdout, "\n%s, %s, sum of squared relative residuals %.4g, %s.\n",
+		plural.Count(len(ms), "measurement"), plural.Count(f.Evaluations, "evaluation"), f.SSR, plural.Count(f.DOF, "degree")+" of freedom")
 	for _, k := range f.Keys {
 		p := f.Params[k]
 		switch p.Outside {

@@ -28,6 +28,9 @@ func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) > 0 {
 		return extraArgs("claims", pos, "")
 	}
+	if *readme != "" && *asJSON {
+		return badInput("-readme rewrites the file and prints one line: drop -json (lab claims -json prints the judgements)")
+	}
 	if *readme != "" { // a file that cannot take the section is refused before the experiments run
 		if _, err := rewriteFile(*readme, func(doc string) (string, error) { _, err := ledger.Splice(doc, ""); return doc, err }); err != nil {
 			return err

@@ -52,10 +52,11 @@ const usage = `usage: lab COMMAND [ARGS]
   list                                   experiments with a one-line description
   run NAME [flags]                       run an experiment (lab run NAME -h: flags, parameters, variants)
   help COMMAND [NAME]                    the flags of a command (lab help run NAME: also NAME's parameters)
-  merge FILES... [-o OUT] [-json]        combine the result files of lab run -shard
+  merge FILES... [-o OUT] [-json [-runs]]
+                                         combine the result files of lab run -shard
   platforms [NAME] [-md]                 platform parameters: value, unit, provenance, description, source (-md: Markdown)
   platforms -readme FILE                 rewrite FILE's parameter tables between <!-- params:begin/end -->
-  bench [-json] [-o FILE] [flags]        speed figures, with the peer simulators' (lab bench -h: flags)
+  bench [-json] [-o FILE] [flags]        speed figures, timed against the peer simulators (lab bench -h: flags)
   validate [-json] [-strict]             the models against published measurements
   claims [-json] [-fresh]                every claim of both articles with its computed verdict
   claims -readme FILE                    rewrite FILE's results section between <!-- results:begin/end -->

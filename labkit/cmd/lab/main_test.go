@@ -167,6 +167,8 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "generic-pingpong", "-set", "cpu_b=9"}, "parameters cpu_a = 0 and cpu_b = 9: want two different CPUs of the 4 (0 to 3)"},
 		{[]string{"run", "esp32-critical-section", "-set", "periph_hz=100000", "-set", "periph_isr_cycles=5000"}, "the peripheral interrupt's entry, handler and exit (5300 cycles"},
 		{[]string{"run", "cli-fixture", "-o", ""}, "-o: empty value"},
+		{[]string{"platforms", "-readme", "README.md", "-md"}, "writes the Markdown tables into the file: drop -md"},
+		{[]string{"claims", "-readme", "README.md", "-json"}, "-readme rewrites the file and prints one line: drop -json"},
 		{[]string{"run", "cli-fixture", "-csv", "", "-json"}, "-csv: empty value"},
 		{[]string{"merge", "a.msgpack", "-o", ""}, "-o: empty value"},
 		{[]string{"run", "cli-fixture", "-repeats", "0"}, "-repeats 0: want at least 1"},

@@ -37,6 +37,9 @@ func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
 		if len(pos) > 0 {
 			return badInput("platforms -readme rewrites every platform's table; drop %q", pos[0])
 		}
+		if *md {
+			return badInput("platforms -readme writes the Markdown tables into the file: drop -md")
+		}
 		changed, err := updateReadme(*readme, groups)
 		if err != nil {
 			return err
