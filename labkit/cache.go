@@ -75,7 +75,7 @@ func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions)
 		if b.journal != nil {
 			kept = " (its runs stay in the journal)"
 		}
-		fmt.Fprintf(logw, "labkit: cannot cache result%s: %v\n", kept, serr)
+		fmt.Fprintf(logw, "labkit: cannot write the result to the store%s: %v\n", kept, serr)
 		_ = b.journal.close()
 		return res, err
 	}
@@ -104,7 +104,7 @@ func (b *batch) storePath(opts RunOptions, logw io.Writer) string {
 	}
 	if dir == "" {
 		noStore.Do(func() {
-			fmt.Fprintln(logw, "labkit: no result store (set SYNCLAB_RESULTS or give a directory): results are not cached")
+			fmt.Fprintln(logw, "labkit: no result store (set SYNCLAB_RESULTS or give a directory): results are not kept")
 		})
 		return ""
 	}

@@ -111,7 +111,7 @@ func TestUnwritableStoreSaysNothingIsKept(t *testing.T) {
 	if err != nil || !res.Complete {
 		t.Fatalf("RunExperiment: %v", err)
 	}
-	if got := log.String(); !strings.Contains(got, "cannot keep a journal") || !strings.Contains(got, "cannot cache result: ") || strings.Contains(got, "stay in the journal") {
+	if got := log.String(); !strings.Contains(got, "cannot keep a journal") || !strings.Contains(got, "cannot write the result to the store: ") || strings.Contains(got, "stay in the journal") {
 		t.Errorf("log %q: want both failures said, and no journal claimed", got)
 	}
 }

@@ -109,7 +109,7 @@ func (c *Chart) HTML() string {
     if (window.echarts) { clearInterval(timer); draw(); return; }
     if (++tries == 60) {
       clearInterval(timer);
-      el.insertAdjacentHTML('beforebegin', '<div style="color:#b00000">SyncLab: ECharts is not on this page (outputs cleared?): call labkit.InitNotebook(), or run make setup if the library is missing.</div>');
+      el.insertAdjacentHTML('beforebegin', '<div style="color:#b00000">SyncLab: this chart needs ECharts, which is not on this page. In a notebook, call labkit.InitNotebook() (were the outputs cleared?); for a report, run make setup (it installs the library) and write the report again.</div>');
     }
   }, 50);
 })();</script>`, c.ID, maxChartWidth, c.Height, c.ID, nbexport.EscapeScript(c.Option), funcsJS(c.Option), reviveJS)
