@@ -18,8 +18,8 @@ func criticalSection() platforms.Experiment {
 	params := append(append(Params(), WorkloadParams()...), TraceParams()...)
 	return platforms.Experiment{
 		Name: "esp32-critical-section",
-		Description: "ESP32, ESP-IDF v5 FreeRTOS SMP: two tasks (tasks; task i pinned to core i mod 2, priority 10) each do " +
-			"1,000,000 guarded increments (iterations) of one counter, guarded by a mutex, a task-notification handshake, " +
+		Description: "ESP32, ESP-IDF v5 FreeRTOS SMP: two tasks (parameter tasks; task i pinned to core i mod 2, priority 10) each do " +
+			"1,000,000 guarded increments (parameter iterations) of one counter, guarded by a mutex, a task-notification handshake, " +
 			"a portMUX critical section, a binary semaphore or a handshake through queues; total time, CPU use, interrupt latency.",
 		Platform: "esp32",
 		Params:   params,
