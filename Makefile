@@ -23,7 +23,8 @@ REPORTS   ?= reports
 help:
 	@echo "make lab     install what is missing (once), then start Jupyter on notebooks/ ($(LAB_HOST):$(or $(LAB_PORT),8888 or the next free port), token auth)"
 	@echo "make test    go vet, every Go test, every notebook executed headless and its HTML checked (Chromium),"
-	@echo "             then make test-slurm and make test-image"
+	@echo "             then make test-race, test-fuzz, test-board, test-slurm and test-image"
+	@echo "make setup   install what the lab needs: Jupyter, the GoNB kernel, the chart library (make lab runs it)"
 	@echo "make test-race   the engine, the runner and its worker pool under the race detector"
 	@echo "make test-fuzz   each fuzz target for $(FUZZTIME) (result files, merge, journal, references, -set, -shard, notebooks, experiments at random settings, random programs on the engine)"
 	@echo "make test-board  the board benchmarks cross-compiled for arm64 and smoke-run under qemu-user"
