@@ -43,7 +43,7 @@ package labkit
 //	ncore-last-cluster       NCore's last cluster always full                          platforms/generic/soc.go:NCore                                generic TestNCoreTopology
 //	nohz-tick-runs           NO_HZ_IDLE does not stop the idle tick                    platforms/linux/kernel.go:Kernel.idle                         linux TestTickAndIdle
 //	split-percluster         per-cpu-split's percluster built as percpu                platforms/rk3399/experiments.go:runSplit                      rk3399 TestSplitVariantsContendAsTheirLocksAreShared
-//	scaling-wait-ignored     lock-scaling ignores its wait parameter                   platforms/rk3399/experiments.go:runLockScaling                rk3399 TestLockScalingWaitPolicies
+//	scaling-wait-ignored     lock-scaling ignores its wait parameter                   platforms/rk3399/experiments.go:scalingWorkload               rk3399 TestLockScalingWaitPolicies
 //	student-t-df-n           Student-t interval with n degrees of freedom, not n-1     labkit/stats.go:Summarize                                     labkit TestSummarizeKnownValues
 //	fieller-sign             Fieller interval centred on -ratio                        labkit/stats.go:RatioCI                                       labkit TestRatioCI
 //	journal-crc              journal records taken without their CRC checked           labkit/journal.go:nextFrame                                   labkit TestJournalTornOrForeignRecords
@@ -283,8 +283,8 @@ var mutants = []mutant{
 		new: `w.Split = true`,
 		pkg: "./platforms/rk3399", test: "TestSplitVariantsContendAsTheirLocksAreShared"},
 	{name: "scaling-wait-ignored", file: "platforms/rk3399/experiments.go",
-		old: `Build(v, soc, flavour, linux.Mode(int(v["wait"])))`,
-		new: `Build(v, soc, flavour, linux.WFE)`,
+		old: `Build(v, soc, f, linux.Mode(int(v["wait"])))`,
+		new: `Build(v, soc, f, linux.WFE)`,
 		pkg: "./platforms/rk3399", test: "TestLockScalingWaitPolicies"},
 	{name: "student-t-df-n", file: "labkit/stats.go",
 		old: `tQuantile(0.95, float64(len(xs)-1))`,

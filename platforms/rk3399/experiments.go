@@ -69,6 +69,10 @@ func p99(h *sim.Histogram) float64 {
 // long enough for a few ticks.
 const traceWindow = 20 * sim.Millisecond
 
+// checkSpinlockWait checks that values v go together (cores and irq_cpu, the
+// lengths of a thread's cycle), as every variant's run would.
+func checkSpinlockWait(v map[string]float64) error { _, err := SpinlockWait(v, linux.WFE); return err }
+
 func runWait(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
 	mode, err := linux.ParseMode(spec.Variant)
 	if err != nil {
@@ -170,14 +174,12 @@ func scalingParams() platforms.Params {
 	return ps
 }
 
-func runLockScaling(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
-	v := spec.Params
+// scalingWorkload builds lock-scaling's workload with lock flavour f from
+// parameter values v (scalingParams keys), checking each value and that
+// they go together.
+func scalingWorkload(v map[string]float64, f linux.Flavour) (Workload, error) {
 	if err := scalingParams().SetFrom(v, true); err != nil {
-		return platforms.RunResult{}, fmt.Errorf("lock-scaling: %w", err)
-	}
-	flavour, err := linux.ParseFlavour(spec.Variant)
-	if err != nil {
-		return platforms.RunResult{}, fmt.Errorf("lock-scaling: %w", err)
+		return Workload{}, fmt.Errorf("lock-scaling: %w", err)
 	}
 	// The generic part takes the RK3399's A72 cluster and its latencies; the
 	// A53 parameters (not in scalingParams) take their defaults to build
@@ -186,14 +188,22 @@ func runLockScaling(ctx context.Context, spec platforms.RunSpec) (platforms.RunR
 	maps.Copy(pv, v)
 	rk, err := SoC(pv)
 	if err != nil {
-		return platforms.RunResult{}, err
+		return Workload{}, err
 	}
 	n := int(v["cores"])
 	soc, err := generic.NCore(fmt.Sprintf("generic-%d", n), n, 4, rk.Clusters[1], rk)
 	if err != nil {
-		return platforms.RunResult{}, err
+		return Workload{}, err
 	}
-	w, err := Build(v, soc, flavour, linux.Mode(int(v["wait"])))
+	return Build(v, soc, f, linux.Mode(int(v["wait"])))
+}
+
+func runLockScaling(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+	flavour, err := linux.ParseFlavour(spec.Variant)
+	if err != nil {
+		return platforms.RunResult{}, fmt.Errorf("lock-scaling: %w", err)
+	}
+	w, err := scalingWorkload(spec.Params, flavour)
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
@@ -246,6 +256,7 @@ func spinlockWait() platforms.Experiment {
 		Seed:    4,
 		Metrics: runMetrics(),
 		Run:     runWait,
+		Check:   checkSpinlockWait,
 		Traces:  true,
 	}
 }
@@ -271,6 +282,7 @@ func perCPUSplit() platforms.Experiment {
 		Seed:    5,
 		Metrics: runMetrics(),
 		Run:     runSplit,
+		Check:   checkSpinlockWait,
 		Traces:  true,
 	}
 }
@@ -305,6 +317,7 @@ func lockScaling() platforms.Experiment {
 		Seed:    6,
 		Metrics: append([]platforms.Metric{{Name: "handoff_ns", Unit: "ns", Better: platforms.Lower, Doc: "release to next acquisition, when waiters were queued", None: "no acquisition waited (one core)"}}, runMetrics()...),
 		Run:     runLockScaling,
+		Check:   func(v map[string]float64) error { _, err := scalingWorkload(v, linux.QSpinlock); return err },
 		Traces:  true,
 	}
 }
