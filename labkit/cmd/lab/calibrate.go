@@ -43,6 +43,14 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *repeats < 0 || *maxEvals < 1 {
 		return badInput("-repeats %d and -max-evals %d: want >= 0 and >= 1", *repeats, *maxEvals)
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
+	if *out != "" { // before the fit, which takes a minute
+		if err := labkit.CheckOutput(*out); err != nil {
+			return badInput("-o: %v", err)
+		}
+	}
 	ms, err := readMeasurements(pos[0])
 	if err != nil {
 		return usageError{err}

@@ -167,6 +167,14 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// checkWorkers refuses a negative -workers (0 means GOMAXPROCS).
+func checkWorkers(n int) error {
+	if n < 0 {
+		return badInput("-workers %d: want at least 1 (0: GOMAXPROCS)", n)
+	}
+	return nil
+}
+
 // emptyValue refuses a flag given an empty value (-o "", as a script with an
 // unset variable writes it), which would otherwise silently mean "not given".
 func emptyValue(fs *flag.FlagSet) error {

@@ -69,8 +69,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if repeatsSet && f.repeats < 1 {
 		return badInput("-repeats %d: want at least 1", f.repeats)
 	}
-	if f.workers < 0 {
-		return badInput("-workers %d: want at least 1 (0: GOMAXPROCS)", f.workers)
+	if err := checkWorkers(f.workers); err != nil {
+		return err
 	}
 	if err := f.check(); err != nil {
 		return err

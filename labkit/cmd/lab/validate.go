@@ -25,6 +25,9 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(pos) > 0 {
 		return extraArgs("validate", pos, "")
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return err
+	}
 	vs, err := labkit.Validate(ctx, labkit.Checks(), lookup, labkit.RunOptions{Fresh: *fresh, Workers: *workers, Log: stderr, Progress: labkit.NoProgress})
 	if err != nil {
 		return err
