@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -146,7 +147,8 @@ func namesParam(e platforms.Experiment, err error) bool {
 		return false
 	}
 	for _, p := range e.Params {
-		if strings.Contains(err.Error(), p.Key) {
+		// A whole word: lock-scaling's key wait is in every "waits on".
+		if regexp.MustCompile(`\b` + regexp.QuoteMeta(p.Key) + `\b`).MatchString(err.Error()) {
 			return true
 		}
 	}
