@@ -94,3 +94,16 @@ func (p *Profile) Apply(e platforms.Experiment) (platforms.Experiment, error) {
 	}
 	return e, nil
 }
+
+// Unpinned returns the fitted parameters of e that Apply leaves at their
+// cited values because the measurements do not pin them, in fit order: a
+// run with the profile reproduces the fit only in the parameters it sets.
+func (p *Profile) Unpinned(e platforms.Experiment) []string {
+	var keys []string
+	for _, k := range p.Fit.Keys {
+		if _, ok := e.Params.Lookup(k); ok && !p.Fit.Params[k].Identifiable {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}

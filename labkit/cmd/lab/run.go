@@ -96,6 +96,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if e, err = p.Apply(e); err != nil {
 			return usageError{err}
 		}
+		if keys := p.Unpinned(e); len(keys) > 0 {
+			fmt.Fprintf(stderr, "profile %s: cited value kept for %s (not pinned by its measurements)\n", p.Name, strings.Join(keys, ", "))
+		}
 		if e, err = e.WithSettings(f.sets...); err != nil { // -set wins over the profile
 			return usageError{err}
 		}

@@ -110,6 +110,25 @@ func TestCalibrateRoundTrip(t *testing.T) {
 		t.Errorf("lab run -profile: params %v (%v), want same_cluster_ns %g from the profile and cross_cluster_ns 300 from -set",
 			doc.Params, err, f.Params["same_cluster_ns"].Value)
 	}
+	// A parameter the measurements do not pin keeps its cited value, and
+	// lab run says so rather than reproduce the fit only in part, silently.
+	fp := p.Fit.Params["cross_cluster_ns"]
+	fp.Identifiable = false
+	p.Fit.Params["cross_cluster_ns"] = fp
+	cited, err := lookup("rk3399-pingpong")
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(dir, "partial.json")
+	if err := p.Save(partial); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCLI(t, "run", "rk3399-pingpong", "-profile", partial, "-set", "rounds=50", "-repeats", "1", "-json"); code != 0 {
+		t.Fatalf("lab run -profile partial.json: exit %d: %s", code, stderr)
+	} else if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Params["cross_cluster_ns"] != cited.Params.Get("cross_cluster_ns") ||
+		!strings.Contains(stderr, "cited value kept for cross_cluster_ns") || strings.Contains(stderr, "same_cluster_ns") {
+		t.Errorf("lab run -profile with cross_cluster_ns unpinned: params %v (%v), stderr %q: want its cited value, said once", doc.Params, err, stderr)
+	}
 	if code, _, stderr := runCLI(t, "run", "rk3399-pingpong", "-profile", filepath.Join(dir, "missing.json")); code != 2 {
 		t.Errorf("lab run -profile missing.json: exit %d (%s), want 2", code, stderr)
 	}
