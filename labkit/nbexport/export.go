@@ -150,6 +150,29 @@ func readNotebook(path string) (*Notebook, error) {
 	return nb, nil
 }
 
+// Preflight checks, before any work, what Export needs: the notebooks and
+// options (Validate), nbconvert, the kernel's tools and the chart assets,
+// and chromium with opts.PDF. It returns the tools found.
+func Preflight(notebooks []string, opts Options) (Tools, error) {
+	if err := Validate(notebooks, opts); err != nil {
+		return Tools{}, err
+	}
+	if _, err := exec.LookPath("jupyter-nbconvert"); err != nil {
+		return Tools{}, errors.New("jupyter-nbconvert not found on PATH: run make setup (scripts/setup.sh; Debian: apt-get install jupyter-nbconvert jupyter-notebook)")
+	}
+	tools, err := FindTools(notebooks...)
+	if err != nil {
+		return Tools{}, err
+	}
+	if err := tools.checkAssets(); err != nil {
+		return Tools{}, err
+	}
+	if opts.PDF && ChromiumPath() == "" {
+		return Tools{}, errors.New("-pdf needs chromium: run make setup-test (apt-get install chromium) or set SYNCLAB_CHROMIUM")
+	}
+	return tools, nil
+}
+
 // Export executes each notebook headless and writes OutDir/NAME.html: a
 // self-contained report (no network) with code hidden unless asked for,
 // a title block (title, when, what ran, parameters, contents), the
@@ -158,21 +181,9 @@ func readNotebook(path string) (*Notebook, error) {
 // notebooks at once, and stops at the first notebook that fails; the error
 // names the notebook, the failing cell and its output.
 func Export(ctx context.Context, notebooks []string, opts Options) error {
-	if err := Validate(notebooks, opts); err != nil {
-		return err
-	}
-	if _, err := exec.LookPath("jupyter-nbconvert"); err != nil {
-		return errors.New("jupyter-nbconvert not found on PATH: run make setup (scripts/setup.sh; Debian: apt-get install jupyter-nbconvert jupyter-notebook)")
-	}
-	tools, err := FindTools(notebooks...)
+	tools, err := Preflight(notebooks, opts)
 	if err != nil {
 		return err
-	}
-	if err := tools.checkAssets(); err != nil {
-		return err
-	}
-	if opts.PDF && ChromiumPath() == "" {
-		return errors.New("-pdf needs chromium: run make setup-test (apt-get install chromium) or set SYNCLAB_CHROMIUM")
 	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return err

@@ -88,7 +88,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var nbPaths []string
 	if *notebooks != "" {
 		if nbPaths, err = notebookPaths(*notebooks); err != nil {
-			return badInput("%v", err)
+			return err
 		}
 	}
 	var againstExps []string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,11 +72,21 @@ func (fig benchFigures) notebookKeys() []string {
 	return keys
 }
 
-// notebookPaths is the notebooks -notebooks names: at least one.
+// notebookPaths is the notebooks -notebooks names: at least one, each one
+// that lab report could export here.
 func notebookPaths(pattern string) ([]string, error) {
 	paths, err := filepath.Glob(pattern)
 	if err != nil || len(paths) == 0 {
-		return nil, fmt.Errorf("-notebooks %q: no notebook matches", pattern)
+		return nil, badInput("-notebooks %q: no notebook matches", pattern)
+	}
+	// Checked before minutes of timing, not as a note after them.
+	_, err = nbexport.Preflight(paths, nbexport.Options{OutDir: os.TempDir(), Defaults: defaults})
+	var bad *nbexport.BadInputError
+	if errors.As(err, &bad) {
+		return nil, usageError{fmt.Errorf("-notebooks: %w", err)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("-notebooks: %w", err)
 	}
 	return paths, nil
 }

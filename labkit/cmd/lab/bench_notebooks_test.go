@@ -17,18 +17,27 @@ func TestBenchNotebooks(t *testing.T) {
 	if _, err := notebookPaths(filepath.Join(t.TempDir(), "*.ipynb")); err == nil || !strings.Contains(err.Error(), "no notebook matches") {
 		t.Errorf("empty glob: %v, want an error saying no notebook matches", err)
 	}
-	if _, err := exec.LookPath("jupyter-nbconvert"); err != nil {
-		if os.Getenv("SYNCLAB_E2E") == "1" {
-			t.Fatal("SYNCLAB_E2E=1 but jupyter-nbconvert is not installed (make setup-test installs it)")
-		}
-		t.Skip("jupyter-nbconvert is not installed")
-	}
 	dir := t.TempDir()
 	nb := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
 		{"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": "var (\n\tN = 3\n)", "outputs": [], "execution_count": null},
 		{"cell_type": "code", "metadata": {}, "source": "%%\nfmt.Println(N)", "outputs": [], "execution_count": null}]}`
 	if err := os.WriteFile(filepath.Join(dir, "tiny.ipynb"), []byte(nb), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// Without nbconvert the bench stops before it times anything, rather
+	// than note the missing figure minutes later and exit 0.
+	t.Run("no nbconvert", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		code, _, stderr := runCLI(t, "bench", "-notebooks", filepath.Join(dir, "*.ipynb"))
+		if code != 1 || !strings.Contains(stderr, "-notebooks: jupyter-nbconvert not found") {
+			t.Errorf("exit %d, stderr %q: want 1 and jupyter-nbconvert not found", code, stderr)
+		}
+	})
+	if _, err := exec.LookPath("jupyter-nbconvert"); err != nil {
+		if os.Getenv("SYNCLAB_E2E") == "1" {
+			t.Fatal("SYNCLAB_E2E=1 but jupyter-nbconvert is not installed (make setup-test installs it)")
+		}
+		t.Skip("jupyter-nbconvert is not installed")
 	}
 	mine := t.TempDir()
 	t.Setenv("SYNCLAB_RESULTS", mine)
