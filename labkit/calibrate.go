@@ -23,7 +23,8 @@ type CalibrateOptions struct {
 	Settings []string
 	// Repeats per run; 0 keeps each experiment's.
 	Repeats int
-	// MaxEvals bounds the model evaluations of the search (default 200).
+	// MaxEvals bounds the model evaluations of the search (default 200);
+	// the report at the fit takes 1 + 2 per fitted parameter more.
 	MaxEvals int
 	// Workers runs an evaluation's simulations in parallel (0: GOMAXPROCS).
 	Workers int
@@ -516,7 +517,11 @@ func (f *Fit) ResidualTable() Table {
 	rs := slices.Clone(f.Residuals)
 	sort.SliceStable(rs, func(a, b int) bool { return math.Abs(rs[a].Rel) > math.Abs(rs[b].Rel) })
 	for _, r := range rs {
-		t.Rows = append(t.Rows, []string{r.Experiment, r.Variant, r.Settings, r.Metric, Num(r.Value), Num(r.Model), fmt.Sprintf("%+.1f%%", 100*r.Rel)})
+		res := fmt.Sprintf("%+.1f%%", 100*r.Rel)
+		if r.Value == 0 { // no relative residual: relResidual takes the difference itself
+			res = strings.Replace("+"+Num(r.Rel), "+-", "-", 1) + " (measured 0)"
+		}
+		t.Rows = append(t.Rows, []string{r.Experiment, r.Variant, r.Settings, r.Metric, Num(r.Value), Num(r.Model), res})
 	}
 	return t
 }

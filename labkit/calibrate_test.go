@@ -467,12 +467,14 @@ func TestResidualTableWorstFirst(t *testing.T) {
 		{Measurement: Measurement{Experiment: "e", Variant: "a", Metric: "m", Value: 100}, Model: 101, Rel: 0.01},
 		{Measurement: Measurement{Experiment: "e", Variant: "b", Metric: "m", Value: 100}, Model: 70, Rel: -0.3},
 		{Measurement: Measurement{Experiment: "e", Variant: "c", Metric: "m", Value: 100}, Model: 110, Rel: 0.1},
+		{Measurement: Measurement{Experiment: "e", Variant: "z", Metric: "m", Value: 0}, Model: -0.05, Rel: -0.05},
 	}}
 	var got []string
 	for _, r := range f.ResidualTable().Rows {
 		got = append(got, r[1]+" "+r[5]+" "+r[6])
 	}
-	if want := []string{"b 70 -30.0%", "c 110 +10.0%", "a 101 +1.0%"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	// A measured 0 has no relative residual: the difference is shown as is.
+	if want := []string{"b 70 -30.0%", "c 110 +10.0%", "z -0.05 -0.05 (measured 0)", "a 101 +1.0%"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rows %q, want %q", got, want)
 	}
 }

@@ -97,7 +97,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *againstTrials < 1 {
 			return badInput("-against-trials %d: want at least 1", *againstTrials)
 		}
-		for _, name := range strings.Split(*againstRuns, ",") {
+		names, err := commaList("against-runs", *againstRuns)
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
 			if _, err := lookup(name); err != nil {
 				return badInput("-against-runs: %v", err)
 			}

@@ -24,7 +24,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	asJSON := fs.Bool("json", false, `print {"params": {"key": {"value", "low", "high", ...}}, "residuals": [...], ...} as JSON`)
 	out := fs.String("o", "", "write the profile (measurements and fit) to this file, for lab run -profile")
 	repeats := fs.Int("repeats", 0, "repeats per run (default: each experiment's)")
-	maxEvals := fs.Int("max-evals", 200, "model evaluations the search may use")
+	maxEvals := fs.Int("max-evals", 200, "model evaluations the search may use (the report at the fit takes 1 more, and 2 per fitted parameter for the intervals)")
 	metrics := fs.String("metrics", "", "use only the rows of these metrics, comma-separated (default: all)")
 	workers := fs.Int("workers", 0, "parallel runs (default GOMAXPROCS)")
 	fs.Usage = func() {
@@ -51,18 +51,29 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return badInput("-o: %v", err)
 		}
 	}
+	keys, err := commaList("fit", *fit)
+	if err != nil {
+		return err
+	}
+	var keep []string
+	if *metrics != "" {
+		if keep, err = commaList("metrics", *metrics); err != nil {
+			return err
+		}
+	}
 	ms, err := readMeasurements(pos[0])
 	if err != nil {
 		return usageError{err}
 	}
-	if *metrics != "" {
-		keep := strings.Split(*metrics, ",")
-		ms = slices.DeleteFunc(ms, func(m labkit.Measurement) bool { return !slices.Contains(keep, m.Metric) })
-		if len(ms) == 0 {
-			return badInput("-metrics %s: no row of %s measures these", *metrics, pos[0])
+	if keep != nil {
+		for _, k := range keep {
+			if !slices.ContainsFunc(ms, func(m labkit.Measurement) bool { return m.Metric == k }) {
+				return badInput("-metrics %s: no row of %s measures %s", *metrics, pos[0], k)
+			}
 		}
+		ms = slices.DeleteFunc(ms, func(m labkit.Measurement) bool { return !slices.Contains(keep, m.Metric) })
 	}
-	opt := labkit.CalibrateOptions{Fit: strings.Split(*fit, ","), Settings: sets, Repeats: *repeats, MaxEvals: *maxEvals, Workers: *workers}
+	opt := labkit.CalibrateOptions{Fit: keys, Settings: sets, Repeats: *repeats, MaxEvals: *maxEvals, Workers: *workers}
 	f, err := labkit.Calibrate(ctx, ms, lookup, opt)
 	if err != nil {
 		if ctx.Err() != nil {

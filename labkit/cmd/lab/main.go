@@ -187,6 +187,16 @@ func emptyValue(fs *flag.FlagSet) error {
 	return err
 }
 
+// commaList splits the value of a comma-separated flag (-fit a,b) and
+// refuses an empty item ("a,", "a,,b"), which names nothing.
+func commaList(flag, value string) ([]string, error) {
+	items := strings.Split(value, ",")
+	if slices.Contains(items, "") {
+		return nil, badInput("-%s %s: an empty name in the list (want name,name,...)", flag, value)
+	}
+	return items, nil
+}
+
 // flagParseError matches the flag package's errors for a value its type
 // cannot parse (Go 1.26): the value and the flag's name.
 var flagParseError = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-(\S+): parse error$`)

@@ -208,6 +208,9 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-results", "main_test.go"}, "-results main_test.go: not a directory"},
 		{[]string{"bench", "-against", "HEAD", "-against-trials", "0"}, "-against-trials 0: want at least 1"},
 		{[]string{"bench", "-against", "HEAD", "-against-runs", "cli-fixture,nope"}, "-against-runs: "},
+		{[]string{"bench", "-against", "HEAD", "-against-runs", "cli-fixture,"}, "-against-runs cli-fixture,: an empty name in the list"},
+		{[]string{"calibrate", "m.csv", "-fit", "a,"}, "-fit a,: an empty name in the list"},
+		{[]string{"calibrate", "m.csv", "-fit", "a", "-metrics", ",x"}, "-metrics ,x: an empty name in the list"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, tc.args...)

@@ -136,6 +136,7 @@ func TestCalibrateRoundTrip(t *testing.T) {
 		{"calibrate", in},
 		{"calibrate", in, "-fit", "hz"},
 		{"calibrate", in, "-fit", "same_cluster_ns", "-max-evals", "0"},
+		{"calibrate", in, "-fit", "same_cluster_ns", "-metrics", "one_way_ns,one_way_sn"}, // a typo is not silently no row
 		{"calibrate", filepath.Join(dir, "missing.csv"), "-fit", "same_cluster_ns"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != exitUsage || stderr == "" {
