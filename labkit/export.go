@@ -73,7 +73,9 @@ type RunDoc struct {
 	// Runs lists every run in job order when asked for (NewRunDoc's
 	// runs), else it is left out.
 	Runs []DocRun `json:"runs,omitempty"`
-	// WallS is the wall time of the command that printed the document.
+	// WallS is the wall time of the run, or of the store load for a stored
+	// result; lab merge gives its longest shard's, the wait when the shards
+	// run side by side.
 	WallS float64 `json:"wall_s"`
 }
 

@@ -347,7 +347,7 @@ func Merge(parts ...*Result) (*Result, error) {
 	out.WallS = 0
 	for _, p := range parts {
 		out.Runs = append(out.Runs, p.Runs...)
-		out.WallS = max(out.WallS, p.WallS)
+		out.WallS = max(out.WallS, p.WallS) // shards run side by side: the longest is the wait
 	}
 	order := map[string]int{}
 	for i, v := range first.Experiment.Variants {

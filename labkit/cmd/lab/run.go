@@ -166,7 +166,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	case f.csv != "-" && f.trace != "-":
-		printResult(stdout, res, wall)
+		printResult(stdout, res, wall, 1)
 	}
 	return runErr
 }
@@ -422,18 +422,21 @@ func fromStore(res *labkit.Result) string {
 // printResult prints the summary table, the failed runs if any, and the
 // claims table; when every run failed, the failed runs alone (the tables
 // would be empty).
-func printResult(w io.Writer, res *labkit.Result, wall float64) {
+func printResult(w io.Writer, res *labkit.Result, wall float64, shards int) {
 	e := res.Experiment
 	failed := res.Failures()
 	runs := plural.Count(len(res.Runs), "run")
 	if len(failed) > 0 {
 		runs += fmt.Sprintf(" (%d FAILED)", len(failed))
 	}
-	took := "in"
-	if res.From != "" {
-		took = "loaded in"
+	took := fmt.Sprintf("in %.3g s", wall)
+	switch {
+	case res.From != "":
+		took = "loaded " + took
+	case shards > 1: // run side by side, as a job array does: the longest is the wait
+		took = fmt.Sprintf("computed in %d shards, the longest %.3g s", shards, wall)
 	}
-	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %s %s %.3g s\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, runs, took, wall)
+	fmt.Fprintf(w, "%s — %s\nseed %d, definition %s, code %s, %s %s\n", e.Name, e.Description, e.Seed, res.Hash, res.Code, runs, took)
 	switch {
 	case res.From != "":
 		fmt.Fprintln(w, fromStore(res))
@@ -525,7 +528,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		return failed
 	}
 	fmt.Fprintln(stdout)
-	printResult(stdout, merged, merged.WallS)
+	printResult(stdout, merged, merged.WallS, len(parts))
 	return failed
 }
 
