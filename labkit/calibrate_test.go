@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -304,6 +305,9 @@ func TestProfileRoundTripAndApply(t *testing.T) {
 	if got := e.Params.Get("c"); got != 5 {
 		t.Errorf("c is unidentifiable: Apply must keep its cited 5, got %g", got)
 	}
+	if got := p.Unpinned(e); !slices.Equal(got, []string{"c"}) {
+		t.Errorf("Unpinned = %q, want [c]: the one fitted parameter Apply left at its cited value", got)
+	}
 	other := platforms.Experiment{Name: "other", Params: platforms.Params{{Key: "a", Value: 1, Min: 0, Max: 10}}}
 	if _, err := p.Apply(other); err == nil || !strings.Contains(err.Error(), "parameter a") {
 		t.Errorf("a fitted value out of another experiment's range must be an error naming it, got %v", err)
@@ -322,6 +326,19 @@ func TestProfileRoundTripAndApply(t *testing.T) {
 	if _, err := LoadProfile(bad); err == nil || !strings.Contains(err.Error(), "parameter a listed but not given") {
 		t.Errorf("LoadProfile of a broken file: %v", err)
 	}
+}
+
+func ExampleProfile_Unpinned() {
+	p := &Profile{Name: "myboard", Fit: &Fit{Keys: []string{"slowdown", "noise"}, Params: map[string]FitParam{
+		"slowdown": {Key: "slowdown", Value: 2.2, Identifiable: true},
+		"noise":    {Key: "noise", Value: 0.9}, // the measurements did not pin it
+	}}}
+	e, err := p.Apply(fixture())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("slowdown", e.Params.Get("slowdown"), "noise", e.Params.Get("noise"), "kept:", p.Unpinned(e))
+	// Output: slowdown 2.2 noise 0.1 kept: [noise]
 }
 
 func ExampleReadMeasurements() {
