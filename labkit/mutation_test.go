@@ -28,6 +28,7 @@ package labkit
 //	disinherit-held          disinherit ignores the other mutexes held                 platforms/esp32/queue.go:xTaskPriorityDisinherit              esp32 TestDisinheritWaitsForTheLastMutex
 //	disinherit-timeout       disinherit after a timeout ignores the remaining waiters  platforms/esp32/queue.go:vTaskPriorityDisinheritAfterTimeout  esp32 TestDisinheritAfterTimeoutKeepsRemainingWaiters
 //	sim-monitor-kept         another core's store leaves the exclusive monitor armed   sim/memory.go:Memory.wrote                                    sim TestSwap
+//	sim-same-write-changes   a store of the value already there counts as a change     sim/memory.go:Memory.wrote                                    sim TestSameValueWritesChangeNothing
 //	sim-stream-edge          a WFE starting on an event-stream tick wakes at once      sim/isa.go:Core.nextStreamTick                                sim TestEventStreamNextTick
 //	sim-port-parallel        the uncached (SRAM) port serves accesses in parallel      sim/memory.go:Memory.grant                                    sim TestUncachedPortArbitration
 //	sim-ffwd-extra-period    fast-forward skips k+1 periods                            sim/ffwd.go:ffwd.match                                        sim TestFastForwardExact
@@ -222,6 +223,10 @@ var mutants = []mutant{
 		old: "o.monLine, o.monReg = -1, nil\n",
 		new: "",
 		pkg: "./sim", test: "TestSwap"},
+	{name: "sim-same-write-changes", file: "sim/memory.go",
+		old: "if changed && c.cur != nil {",
+		new: "if c.cur != nil {",
+		pkg: "./sim", test: "TestSameValueWritesChangeNothing"},
 	{name: "sim-stream-edge", file: "sim/isa.go",
 		old: `for t <= now {`,
 		new: `for t < now {`,

@@ -98,9 +98,17 @@
 // Run stops at a time limit, reports a RunawayError when the event budget
 // runs out, a DeadlockError when nothing can happen while processes wait
 // (naming each and what it waits on), and stops promptly when its context
-// is cancelled. A negative duration or cycle count given to a process
-// primitive (Delay, Sleep, Compute, Relax, SendIPI, a spin's loop) ends the
-// run with an error naming the process, the call and the value.
+// is cancelled. A livelock is a DeadlockError too: for 10 ms of simulated
+// time every process waits on what only another can change (a word it
+// spins on with SpinUntil, CondWait or Acquire, a line it watches in WFE,
+// or what it said with SetWaiting) and no write changes a value. A loop
+// written by hand that does none of these (for p.Swap(a, 1) != 0 { p.Relax(10) })
+// cannot be told from long work: say what it waits on with SetWaiting, or
+// give the run a limit. A negative duration or cycle count given to a
+// process primitive (Delay, Sleep, Compute, Relax, SendIPI, a spin's loop)
+// ends the run with an error naming the process, the call and the value,
+// and so does an access to an address outside memory or not word-aligned
+// (an *AddrError).
 //
 // # Files
 //

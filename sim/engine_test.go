@@ -220,6 +220,32 @@ func TestFail(t *testing.T) {
 	r.e.Close()
 }
 
+// A workload's access outside memory, or not word-aligned, fails its run
+// with an *AddrError naming the process, its core and the time, while
+// another process goes on; it used to panic the program, and every other
+// run in it with it.
+func TestBadAddressFailsTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		addr Addr
+		want string
+	}{{0x9000, "address 0x9000: in no memory region"}, {ramBase + 4, "address 0x1004: not aligned to an 8-byte word"}} {
+		r := newRig(t, 2, false, nil)
+		after := false
+		r.e.Spawn(r.e.Cores()[0], "w", func(p *Proc) {
+			p.Delay(Microsecond)
+			p.Store(tc.addr, 1)
+			after = true
+		})
+		r.e.Spawn(r.e.Cores()[1], "other", func(p *Proc) { p.Delay(Millisecond) })
+		err := r.e.Run(context.Background())
+		var ae *AddrError
+		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "w on core 0 at 1us: "+tc.want) || after {
+			t.Errorf("store to %#x: got %v (ran on: %v), want an *AddrError containing %q", uint64(tc.addr), err, after, tc.want)
+		}
+		r.e.Close()
+	}
+}
+
 // A negative duration or cycle count (a deadline already passed, a cost
 // computed as a difference) ends the run with an error naming the call and
 // the value, where it used to pass silently (Delay, Sleep and Compute did
@@ -346,6 +372,38 @@ func TestLivelockReported(t *testing.T) {
 		if !strings.Contains(err.Error(), "task0 (core 0) waits on an event in WFE") || !strings.Contains(err.Error(), "however often they were woken") {
 			t.Errorf("%s: %v\nwant it to say who waits and that waking them changed nothing", tc.name, err)
 		}
+	}
+}
+
+// Crossed test-and-set locks taken with Swap in a hand-written loop that
+// says what it waits on: every failed Swap stores the 1 that was there, so
+// nothing changes, and the run ends in a deadlock naming both waits
+// instead of going on for ever (each Swap used to count as a change).
+func TestSameValueWritesChangeNothing(t *testing.T) {
+	for _, budget := range []uint64{200_000, 0} { // at the event budget, and without limits
+		r := newRig(t, 2, false, nil)
+		r.e.MaxEvents = budget
+		for i, order := range [][2]Addr{{ramBase, ramBase + 64}, {ramBase + 64, ramBase}} {
+			r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) {
+				for _, a := range order {
+					p.SetWaiting(fmt.Sprintf("lock %#x", uint64(a)), false)
+					for p.Swap(a, 1) != 0 {
+						p.Relax(1000)
+					}
+					p.SetWaiting("", false)
+					p.Compute(1000)
+				}
+			})
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net, not a speed check
+		err := r.e.Run(ctx)
+		cancel()
+		var dl *DeadlockError
+		if !errors.As(err, &dl) || dl.At > 2*Microsecond || !strings.Contains(err.Error(), "task0 (core 0) waits on lock 0x") ||
+			!strings.Contains(err.Error(), "task1 (core 1) waits on lock 0x") {
+			t.Fatalf("event budget %d: got %v at %v, want a deadlock from the second takes (about 1 us) naming both locks", budget, err, r.e.Now())
+		}
+		r.e.Close()
 	}
 }
 

@@ -24,8 +24,9 @@ func (c *Core) load(a Addr) (uint64, Time) {
 func (p *Proc) Store(a Addr, v uint64) {
 	m := p.e.mem
 	r, w, ln, lands, done := m.access(p.core, a, true, false)
+	same := r.words[w] == v
 	r.words[w] = v
-	m.wrote(p.core, ln, r, lands)
+	m.wrote(p.core, ln, r, lands, !same)
 	p.stall(done)
 }
 
@@ -38,7 +39,7 @@ func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
 	prev := r.words[w]
 	if prev == old {
 		r.words[w] = new
-		m.wrote(p.core, ln, r, lands)
+		m.wrote(p.core, ln, r, lands, new != prev)
 	}
 	p.observe(prev)
 	p.stall(done)
@@ -60,7 +61,7 @@ func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
 	r, w, ln, lands, done := m.access(p.core, a, true, true)
 	prev := r.words[w]
 	r.words[w] = f(prev)
-	m.wrote(p.core, ln, r, lands)
+	m.wrote(p.core, ln, r, lands, r.words[w] != prev)
 	p.observe(prev)
 	p.stall(done)
 	return prev
@@ -113,8 +114,9 @@ func (c *Core) storeExclusive(a Addr, v uint64) (held bool, done Time) {
 	}
 	c.cur.observe(1)
 	r, w, ln, lands, done := m.access(c, a, true, false)
+	same := r.words[w] == v
 	r.words[w] = v
-	m.wrote(c, ln, r, lands)
+	m.wrote(c, ln, r, lands, !same)
 	return true, done
 }
 

@@ -372,9 +372,12 @@ func (m *Memory) access(c *Core, a Addr, write, rmw bool) (r *region, w int, ln 
 // iteration. On uncached memory a poll only re-reads the word, so a
 // spinner is woken only by a value that would end its spin; on cached
 // memory every write invalidates its copy, and the re-read is traffic.
-func (m *Memory) wrote(c *Core, ln *line, r *region, t Time) {
+// Only a write that changed the value (changed) counts for the livelock
+// watch: a failed test-and-set stores what was there, and a loop of them
+// changes nothing.
+func (m *Memory) wrote(c *Core, ln *line, r *region, t Time, changed bool) {
 	ln.writes++
-	if c.cur != nil {
+	if changed && c.cur != nil {
 		c.cur.changed() // the writer: the process on c, or the handler it runs
 	}
 	others := ^(uint64(1) << c.ID)

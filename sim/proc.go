@@ -53,10 +53,12 @@ func (e *Engine) NewProc(name string, daemon bool, fn func(p *Proc)) *Proc {
 	seq := func(yield func(*Proc) bool) {
 		p.yield = yield
 		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(errUnwind); !ok {
-					panic(r)
-				}
+			switch r := recover().(type) {
+			case nil, errUnwind:
+			case *AddrError: // a workload's bad address fails its run, not the program
+				p.fail(r)
+			default:
+				panic(r)
 			}
 		}()
 		p.fn(p)
@@ -232,6 +234,13 @@ func (p *Proc) SetWaiting(on string, timed bool) {
 // Fail ends the run with err (a model detected an illegal operation, such
 // as an unlock of a lock the process does not hold): Run returns it.
 func (p *Proc) Fail(err error) {
+	p.fail(err)
+	panic(errUnwind{})
+}
+
+// fail records err as the run's error, naming p, its core and the time,
+// unless the run has failed already.
+func (p *Proc) fail(err error) {
 	if p.e.err == nil {
 		at := fmt.Sprintf(" at %v", p.e.now)
 		if d := (*DeadlockError)(nil); errors.As(err, &d) && d.At == p.e.now {
@@ -239,7 +248,6 @@ func (p *Proc) Fail(err error) {
 		}
 		p.e.err = fmt.Errorf("%s on core %d%s: %w", p.Name, p.core.ID, at, err)
 	}
-	panic(errUnwind{})
 }
 
 // SwitchTo hands p's core to q (a context switch): p stops here and goes on

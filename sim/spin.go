@@ -141,7 +141,7 @@ func (c *Core) poll() {
 	}
 	if st.rmw {
 		r.words[w] = st.new
-		m.wrote(c, ln, r, lands)
+		m.wrote(c, ln, r, lands, st.new != v)
 	}
 	st.val = v
 	c.Stall += done - issued
