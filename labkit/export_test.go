@@ -121,7 +121,7 @@ func TestRunDocAndCSVAgree(t *testing.T) {
 func ExampleResult_WriteCSV() {
 	e := platforms.Experiment{
 		Name: "double", Platform: "example", Repeats: 2, Seed: 1,
-		Params:   platforms.Params{{Key: "n", Value: 1, Min: 1, Max: 10}},
+		Params:   platforms.Params{{Key: "n", Value: 1, Prov: platforms.CODE, Source: "the example", Min: 1, Max: 10}},
 		Sweep:    []platforms.Axis{{Param: "n", Values: []float64{1, 2}}},
 		Variants: []platforms.Variant{{Name: "x2"}},
 		Metrics:  []platforms.Metric{{Name: "twice", Unit: "1"}, {Name: "less", Unit: "1", None: "at n = 1"}},

@@ -74,7 +74,7 @@ func ExampleExperiment_With() {
 		Name:     "demo",
 		Platform: "board",
 		Params: platforms.Params{
-			{Key: "hz", Value: 250, Unit: "Hz", Prov: platforms.CODE, Choices: []float64{100, 250, 300, 1000}},
+			{Key: "hz", Value: 250, Unit: "Hz", Prov: platforms.CODE, Source: "torvalds/linux kernel/Kconfig.hz", Choices: []float64{100, 250, 300, 1000}},
 		},
 		Variants: []platforms.Variant{{Name: "wfe"}, {Name: "wfi"}},
 		Metrics:  []platforms.Metric{{Name: "wait_ms", Unit: "ms", Better: platforms.Lower}},

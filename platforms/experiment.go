@@ -184,12 +184,16 @@ func (e Experiment) Clone() Experiment {
 	return e
 }
 
-// Validate checks that the definition is consistent: a name, at least one
-// variant and metric with unique names, parameter defaults inside their
-// ranges, and sweep axes over known parameters with accepted values.
+// Validate checks that the definition is consistent: a name and a
+// platform, at least one variant and metric with unique names, parameters
+// that each cite a provenance and a source, with sound ranges and defaults
+// inside them, and sweep axes over known parameters with accepted values.
 func (e Experiment) Validate() error {
 	if e.Name == "" {
 		return fmt.Errorf("experiment without a name")
+	}
+	if e.Platform == "" {
+		return fmt.Errorf("experiment %s: no platform", e.Name)
 	}
 	if len(e.Variants) == 0 || len(e.Metrics) == 0 {
 		return fmt.Errorf("experiment %s: needs at least one variant and one metric", e.Name)
@@ -207,6 +211,9 @@ func (e Experiment) Validate() error {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	for _, p := range e.Params {
+		if err := p.define(); err != nil {
+			return fmt.Errorf("experiment %s: %w", e.Name, err)
+		}
 		if err := p.Check(p.Value); err != nil {
 			return fmt.Errorf("experiment %s: default: %w", e.Name, err)
 		}

@@ -260,6 +260,17 @@ func TestValidateRejectsEachInconsistency(t *testing.T) {
 		}, []string{"sweep axis work", "repeated"}},
 		{"sweep value refused", func(e *Experiment) { e.Sweep = []Axis{{Param: "hz", Values: []float64{100, 333}}} }, []string{"sweep", "hz", "333"}},
 		{"sweep value twice", func(e *Experiment) { e.Sweep = []Axis{{Param: "work", Values: []float64{50, 100, 50}}} }, []string{"sweep of work", "value 50 given twice"}},
+		{"no platform", func(e *Experiment) { e.Platform = "" }, []string{"fixture-queue", "no platform"}},
+		// Every number says where it comes from, and -set can name it.
+		{"no provenance", func(e *Experiment) { e.Params[0].Prov = "" }, []string{"parameter work", `provenance ""`}},
+		{"unknown provenance", func(e *Experiment) { e.Params[0].Prov = "GUESS" }, []string{"parameter work", `provenance "GUESS"`}},
+		{"no source", func(e *Experiment) { e.Params[1].Source = " " }, []string{"parameter noise", "no source"}},
+		{"key with a space", func(e *Experiment) { e.Params[0].Key = "work load" }, []string{`parameter "work load"`, "letters, digits and _"}},
+		{"key with =", func(e *Experiment) { e.Params[0].Key = "a=b" }, []string{`parameter "a=b"`}},
+		{"empty accepted range", func(e *Experiment) { e.Params[0].Min, e.Params[0].Max = 10, 1 }, []string{"parameter work", "accepted range [10, 1] is empty"}},
+		{"plausible above accepted", func(e *Experiment) { e.Params[2].High = 5 }, []string{"parameter slowdown", "plausible range 0.8..5", "accepted 0.5..4"}},
+		{"plausible range reversed", func(e *Experiment) { e.Params[1].Low, e.Params[1].High = 0.3, 0.05 }, []string{"parameter noise", "plausible range"}},
+		{"ASSUME without plausible range", func(e *Experiment) { e.Params[1].Low, e.Params[1].High = 0, 0 }, []string{"parameter noise", "plausible range 0..0"}},
 	} {
 		e := fixture()
 		tc.spoil(&e)

