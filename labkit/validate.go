@@ -170,31 +170,66 @@ func Validate(ctx context.Context, checks []Check, find func(string) (platforms.
 	return out, nil
 }
 
-// ValidationTable is the verdicts as a table: source, quantity, published,
-// model, tolerance and verdict.
+// ValidationTable is the verdicts as a table: the check, its kind, the
+// quantity, the published figure, the model's value, the tolerance, whether
+// the check is independent, the verdict and the source.
 func ValidationTable(vs []Verdict) Table {
-	t := Table{Title: "SyncLab against published measurements",
-		Header: []string{"check", "quantity", "published", "model", "tolerance", "independent", "verdict", "source"}}
+	t := Table{Title: "SyncLab against published figures: measurements, vendor limits, values derived from code",
+		Header: []string{"check", "kind", "quantity", "published", "model", "tolerance", "independent", "verdict", "source"}}
 	for _, v := range vs {
 		tol := "<= bound"
 		if v.Kind != Bound {
-			tol = "± " + Num(v.Tolerance.Width(v.Published))
+			tol = "± " + numUnit(v.Tolerance.Width(v.Published), v.Unit)
+			if v.Unit == "%" {
+				tol = "± " + Num(v.Tolerance.Width(v.Published)) + " points" // of the percentage, not a relative %
+			}
 		}
 		ind := "yes"
 		if !v.Independent {
 			ind = "no (set from it: " + strings.Join(v.SetFrom, ", ") + ")"
 		}
-		t.Rows = append(t.Rows, []string{v.ID, v.Quantity, numUnit(v.Published, v.Unit), numUnit(v.Model, v.Unit),
+		t.Rows = append(t.Rows, []string{v.ID, string(v.Kind), v.Quantity, numUnit(v.Published, v.Unit), numUnit(v.Model, v.Unit),
 			tol, ind, v.Verdict, v.Source.String()})
 	}
 	return t
 }
 
+// ValidationSummary counts the checks that pass, in all and by kind, for
+// a reader who would otherwise take "8 of 12 pass" for 8 measurements
+// matched: "8 of 12 checks pass: 0 of 4 published measurements, 4 of 4
+// vendor limits, 4 of 4 values derived from code."
+func ValidationSummary(vs []Verdict) string {
+	var parts []string
+	pass := 0
+	for _, k := range []struct {
+		kind CheckKind
+		what string
+	}{{Measured, "published measurements"}, {Bound, "vendor limits"}, {Derived, "values derived from code"}} {
+		n, p := 0, 0
+		for _, v := range vs {
+			if v.Kind == k.kind {
+				n++
+				if v.Pass {
+					p++
+				}
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d %s", p, n, k.what))
+		}
+		pass += p
+	}
+	return fmt.Sprintf("%d of %d checks pass: %s.", pass, len(vs), strings.Join(parts, ", "))
+}
+
 // numUnit writes x with its unit as given ("200 ns", "2,000 cycles"), a
 // percentage without a space ("35%").
 func numUnit(x float64, unit string) string {
-	if unit == "%" {
+	switch unit {
+	case "%":
 		return Num(x) + unit
+	case "":
+		return Num(x)
 	}
 	return Num(x) + " " + ShowUnit(unit)
 }

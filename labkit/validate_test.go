@@ -139,7 +139,7 @@ func TestValidateRunsEachCheck(t *testing.T) {
 		t.Errorf("a check whose run fails must fail with the error: %+v", vs[2])
 	}
 	tab := ValidationTable(vs)
-	if len(tab.Rows) != 3 || tab.Rows[1][4] != "± 5" || tab.Rows[0][5] != "yes" || tab.Rows[0][6] != "pass" {
+	if len(tab.Rows) != 3 || tab.Rows[1][5] != "± 5" || tab.Rows[1][3] != "50" || tab.Rows[0][6] != "yes" || tab.Rows[0][7] != "pass" {
 		t.Errorf("table rows: %q", tab.Rows)
 	}
 	bad := y
@@ -181,13 +181,23 @@ func TestJudgeNegativePublished(t *testing.T) {
 func TestValidationTableColumns(t *testing.T) {
 	bound := Check{ID: "b", Kind: Bound, Published: 215, Unit: "cycles", SetFrom: []string{"pair_cycles", "isr_cycles"}}
 	meas := Check{ID: "m", Kind: Measured, Published: 80, Unit: "ns", Tolerance: Tolerance{Rel: 0.25}, Independent: true}
-	tab := ValidationTable([]Verdict{bound.Judge(200), meas.Judge(120)})
+	pct := Check{ID: "p", Kind: Measured, Published: 35, Unit: "%", Tolerance: Tolerance{Abs: 10}, Independent: true}
+	derived := Check{ID: "d", Kind: Derived, Published: 5000, Unit: "us", Tolerance: Tolerance{Rel: 0.1}, Independent: true}
+	vs := []Verdict{bound.Judge(200), meas.Judge(120), pct.Judge(11), derived.Judge(5048)}
+	tab := ValidationTable(vs)
+	// The tolerance has the figure's unit; on a percentage it is in points.
 	want := [][]string{
-		{"b", "", "215 cycles", "200 cycles", "<= bound", "no (set from it: pair_cycles, isr_cycles)", "pass", " (, )"},
-		{"m", "", "80 ns", "120 ns", "± 20", "yes", "FAIL", " (, )"},
+		{"b", "bound", "", "215 cycles", "200 cycles", "<= bound", "no (set from it: pair_cycles, isr_cycles)", "pass", " (, )"},
+		{"m", "measurement", "", "80 ns", "120 ns", "± 20 ns", "yes", "FAIL", " (, )"},
+		{"p", "measurement", "", "35%", "11%", "± 10 points", "yes", "FAIL", " (, )"},
+		{"d", "derived", "", "5,000 µs", "5,048 µs", "± 500 µs", "yes", "pass", " (, )"},
 	}
 	if fmt.Sprint(tab.Rows) != fmt.Sprint(want) {
 		t.Errorf("rows\n%q\nwant\n%q", tab.Rows, want)
+	}
+	// "2 of 4 pass" alone would hide that no measurement is matched.
+	if got, want := ValidationSummary(vs), "2 of 4 checks pass: 0 of 2 published measurements, 1 of 1 vendor limits, 1 of 1 values derived from code."; got != want {
+		t.Errorf("ValidationSummary = %q, want %q", got, want)
 	}
 }
 

@@ -48,7 +48,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	} else {
 		labkit.ValidationTable(vs).WriteText(stdout)
-		fmt.Fprintf(stdout, "\n%d of %d checks pass.\n", len(vs)-failed, len(vs))
+		fmt.Fprintf(stdout, "\n%s\n", labkit.ValidationSummary(vs))
 		for _, v := range vs {
 			if !v.Pass {
 				fmt.Fprintf(stdout, "\n%s %s: %s\n", v.Verdict, v.ID, v.IfFails)
