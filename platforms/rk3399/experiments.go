@@ -300,7 +300,8 @@ func lockScaling() platforms.Experiment {
 			"(TestMCSQueuedWaitersCauseNoLockLineTraffic), so a hand-off is a fixed handful of transfers (the release store taking the " +
 			"line back, the head's re-read, its LL/SC claim) whatever N is: handoff_ns rises from 2 to 8 cores only as those transfers " +
 			"become cross-cluster and stays nearly flat beyond; at 4-8 cores the ticket lock, whose hand-off needs no further write, is " +
-			"still faster. TAS/TTAS storm the line with atomics (every failed attempt takes it exclusively): the slowest from 4 cores on. " +
+			"still faster. TAS/TTAS storm the line with atomics (every failed attempt takes it exclusively): TAS is the slowest from 4 cores " +
+			"on, TTAS from 8 (at 4 it still edges out qspinlock). " +
 			"throughput_ops_s is acquisitions per second over the run; handoff_ns is the time from a release (unlock call) to the next " +
 			"holder's acquisition when that holder was already waiting; contended_pct counts acquisitions that entered the slow path; " +
 			"power_mw follows from the core states (TAS/TTAS execute atomics, WFE waiters are clock-gated).",
