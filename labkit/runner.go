@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -331,6 +332,7 @@ func (b *batch) execute(ctx context.Context, opts RunOptions) (*Result, error) {
 	defer cancel()
 	var next atomic.Int64
 	var mu sync.Mutex
+	stopped := map[int]error{} // where the runs in progress stood when interrupted
 	prog.Start(e.Name, todo)
 	var wg sync.WaitGroup
 	for range workers {
@@ -343,12 +345,15 @@ func (b *batch) execute(ctx context.Context, opts RunOptions) (*Result, error) {
 				if b.done[k] != nil {
 					continue // reused
 				}
-				if r := b.run(runCtx, k, opts); r != nil {
+				r, stop := b.run(runCtx, k, opts)
+				mu.Lock()
+				if r != nil {
 					b.done[k] = r
-					mu.Lock()
 					prog.Step()
-					mu.Unlock()
+				} else {
+					stopped[k] = stop
 				}
+				mu.Unlock()
 			}
 		})
 	}
@@ -373,7 +378,7 @@ func (b *batch) execute(ctx context.Context, opts RunOptions) (*Result, error) {
 	res.Complete = len(res.Runs) == len(b.done)
 	var interrupted error
 	if !res.Complete {
-		interrupted = fmt.Errorf("experiment %s interrupted after %d of %d runs: %w", e.Name, len(res.Runs), len(b.done), context.Cause(ctx))
+		interrupted = fmt.Errorf("experiment %s interrupted after %d of %d runs: %w%s", e.Name, len(res.Runs), len(b.done), context.Cause(ctx), b.inProgress(stopped))
 	}
 	return res, errors.Join(interrupted, res.failed(len(b.done)))
 }
@@ -395,7 +400,31 @@ func (r *Result) failed(total int) error {
 
 // run computes the shard's k-th run and journals it, failed or not; it
 // returns nil when ctx was cancelled before the run finished.
-func (b *batch) run(ctx context.Context, k int, opts RunOptions) *Run {
+// inProgress says where the interrupted runs stood (by their positions in
+// the batch, first few), for a run that seemed to hang: "; in progress:
+// tas (point 0, repeat 1): simulation stopped at simulated time 2.1s: ...".
+func (b *batch) inProgress(stopped map[int]error) string {
+	var ks []int
+	for k, err := range stopped {
+		if err != nil {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	var says []string
+	for _, k := range ks[:min(len(ks), 4)] {
+		v, p, rep := jobAt(b.e, b.shard.job(k))
+		says = append(says, fmt.Sprintf("%s (point %d, repeat %d): %v", b.e.Variants[v].Name, p, rep, stopped[k]))
+	}
+	if len(says) == 0 {
+		return ""
+	}
+	return "; in progress: " + strings.Join(says, "; ")
+}
+
+// run runs the batch's run at position k. It returns nil when the run was
+// interrupted, with the error that says where it stood.
+func (b *batch) run(ctx context.Context, k int, opts RunOptions) (*Run, error) {
 	e := b.e
 	v, p, rep := jobAt(e, b.shard.job(k))
 	spec := platforms.RunSpec{
@@ -410,7 +439,7 @@ func (b *batch) run(ctx context.Context, k int, opts RunOptions) *Run {
 	r := &Run{Variant: spec.Variant, Point: p, Repeat: rep, Seed: spec.Seed}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return nil // interrupted: the run did not finish
+		return nil, err // interrupted: the run did not finish
 	case err != nil:
 		r.Err = err.Error()
 	default:
@@ -419,7 +448,7 @@ func (b *batch) run(ctx context.Context, k int, opts RunOptions) *Run {
 	if b.journal != nil {
 		b.journal.add(*r)
 	}
-	return r
+	return r, nil
 }
 
 // errNoRun is the error for running a definition without its run function.

@@ -403,3 +403,25 @@ func TestRunsDiff(t *testing.T) {
 		t.Fatalf("RunsDiff = %q", d)
 	}
 }
+
+// An interrupted batch says where each run in progress stood, as its run
+// function said when it stopped: a run that seemed to hang (a workload
+// that never ends) then shows the simulated time it had reached.
+func TestInterruptSaysWhereRunsStood(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int32
+	hang := func(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+		if calls.Add(1) == 3 {
+			cancel()
+			<-ctx.Done()
+			return platforms.RunResult{}, fmt.Errorf("simulation stopped at simulated time 2.5s: %w", ctx.Err())
+		}
+		return fixtureRun(ctx, spec)
+	}
+	_, err := Execute(ctx, withRun(fixture(), hang), RunOptions{Workers: 1, Progress: NoProgress})
+	want := "interrupted after 2 of 10 runs: context canceled; in progress: fast (point 0, repeat 2): simulation stopped at simulated time 2.5s"
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want it to contain %q", err, want)
+	}
+}
