@@ -16,7 +16,7 @@ var armJudges = map[string]judge{
 		maxE, maxI := r.mean("incident", "qspinlock", wfe, "max_lock_wait_ms"), r.mean("incident", "qspinlock", wfi, "max_lock_wait_ms")
 		avgE, avgI := r.mean("incident", "qspinlock", wfe, "avg_lock_wait_ms"), r.mean("incident", "qspinlock", wfi, "avg_lock_wait_ms")
 		mag := fmt.Sprintf("longest lock wait %s ms with WFI, %s WFE's %s ms (mean %s vs %s ms)", num(maxI), vs(maxI, maxE), num(maxE), num(avgI), num(avgE))
-		why := "a WFI waiter sleeps until its next interrupt, its tick (up to a tick period); WFE wakes one line transfer after the release"
+		why := "a WFI waiter sleeps until its next interrupt, its tick (up to a tick period, plus the queue ahead of it once awake); WFE wakes one line transfer after the release"
 		switch {
 		case maxI >= 10*maxE:
 			return Holds, mag, why
