@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -404,13 +405,7 @@ func (r *Result) failed(total int) error {
 // the batch, first few), for a run that seemed to hang: "; in progress:
 // tas (point 0, repeat 1): simulation stopped at simulated time 2.1s: ...".
 func (b *batch) inProgress(stopped map[int]error) string {
-	var ks []int
-	for k, err := range stopped {
-		if err != nil {
-			ks = append(ks, k)
-		}
-	}
-	slices.Sort(ks)
+	ks := slices.Sorted(maps.Keys(stopped))
 	var says []string
 	for _, k := range ks[:min(len(ks), 4)] {
 		v, p, rep := jobAt(b.e, b.shard.job(k))
