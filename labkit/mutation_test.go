@@ -153,6 +153,8 @@ package labkit
 //	ledger-one-missing       a claim missing one of its means is judged on NaN         labkit/ledger/ledger.go:JudgeResults                          ledger TestOneFailedVariantIsNeverJudged
 //	ledger-pct-base          relative change taken against the new value, not the old  labkit/ledger/judge.go:pct                                     ledger TestVerdictsFollowTheNumbers
 //	json-minus-inf           -Inf written as a JSON number (an encoding error)         labkit/export.go:Float.MarshalJSON                            labkit TestFloatNullsWhatJSONCannotCarry
+//	ledger-noise-ignored     a ratio's interval holding the threshold decides anyway   labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
+//	ledger-one-seed          one seed of a varying metric decides a verdict            labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
 
 import (
 	"bytes"
@@ -328,8 +330,8 @@ var mutants = []mutant{
 		new: `if j < prev {`,
 		pkg: "./labkit", test: "TestDecodeValidatesTheResult"},
 	{name: "ledger-irq-inverted", file: "labkit/ledger/esp32.go",
-		old: `if no < mu {`,
-		new: `if no > mu {`,
+		old: `case no < mu:`,
+		new: `case no > mu:`,
 		pkg: "./labkit/ledger", test: "TestVerdictsFollowTheNumbers"},
 	{name: "ledger-within-one-sided", file: "labkit/ledger/judge.go",
 		old: `return a <= b*f && b <= a*f`,
@@ -727,6 +729,14 @@ var mutants = []mutant{
 		old: `math.IsInf(float64(x), 0) {`,
 		new: `math.IsInf(float64(x), 1) {`,
 		pkg: "./labkit", test: "TestFloatNullsWhatJSONCannotCarry"},
+	{name: "ledger-noise-ignored", file: "labkit/ledger/judge.go",
+		old: `if q.Lo < x && x < q.Hi {`,
+		new: `if q.Lo < x && x < q.Lo {`,
+		pkg: "./labkit/ledger", test: "TestNoisyVerdictsWaitForTheSeeds"},
+	{name: "ledger-one-seed", file: "labkit/ledger/judge.go",
+		old: `if q.n < 2 {`,
+		new: `if q.n < 1 {`,
+		pkg: "./labkit/ledger", test: "TestNoisyVerdictsWaitForTheSeeds"},
 }
 
 // mutationRoot returns the repository root (the tests run in labkit/).

@@ -66,9 +66,13 @@ var esp32Judges = map[string]judge{
 	},
 	"esp-table-irq": func(r *runs) (Verdict, string, string) {
 		mu, no := r.mean("esp-main", "mutex", 0, "max_irq_latency_us"), r.mean("esp-main", "notify", 0, "max_irq_latency_us")
-		mag := fmt.Sprintf("max latency of the 1 kHz interrupt on core 0 (each seed's largest, averaged over the seeds): notify %s µs, mutex %s µs: notify %s the mutex's (article %g and %g µs: %s)",
-			num(no), num(mu), vs(no, mu), r.value("notify"), r.value("mutex"), vs(r.value("notify"), r.value("mutex")))
-		if no < mu {
+		q := r.ratio(at{"esp-main", "notify", 0, "max_irq_latency_us"}, at{"esp-main", "mutex", 0, "max_irq_latency_us"})
+		mag := fmt.Sprintf("max latency of the 1 kHz interrupt on core 0 (each seed's largest, averaged over the seeds): notify %s µs, mutex %s µs: notify %s the mutex's (ratio %s); article %g and %g µs: %s",
+			num(no), num(mu), vs(no, mu), q, r.value("notify"), r.value("mutex"), vs(r.value("notify"), r.value("mutex")))
+		switch {
+		case q.straddles(1):
+			return unresolved(q, "notify's over the mutex's", "esp-main", mag)
+		case no < mu:
 			return Holds, mag, "notify masks interrupts for less time"
 		}
 		return Contradicted, mag, "the handshake's context switches and crosscore interrupts keep interrupts masked longer than the mutex's kernel sections do"

@@ -85,21 +85,87 @@ func toFloat(x any) float64 {
 // mean returns the mean of metric over the successful runs of variant at
 // point of run name (NaN, recorded as missing, when there is none).
 func (r *runs) mean(name, variant string, point int, metric string) float64 {
+	return labkit.Summarize(r.values(name, variant, point, metric)).Mean
+}
+
+// values returns metric's values over the successful runs of variant at
+// point of run name, one per seed (none, recorded as missing, when there
+// is none).
+func (r *runs) values(name, variant string, point int, metric string) []float64 {
 	res := r.res[name]
 	if res == nil {
 		r.missing = append(r.missing, fmt.Sprintf("run %s: no result", name))
-		return math.NaN()
+		return nil
 	}
-	s := res.Summary(variant, point, metric)
-	if s.N == 0 {
+	xs := res.Values(variant, point, metric)
+	if len(xs) == 0 {
 		why := r.failure(name, variant, point)
 		if why == "" {
 			why = "no such variant, point or metric"
 		}
 		r.missing = append(r.missing, fmt.Sprintf("%s %s %s: %s", name, variant, metric, why))
-		return math.NaN()
 	}
-	return s.Mean
+	return xs
+}
+
+// at names one metric of one variant at one sweep point of a run.
+type at struct {
+	run, variant string
+	point        int
+	metric       string
+}
+
+// spread compares a metric that varies from seed to seed (a maximum over a
+// run with Poisson interrupts) between two cells: their ratio of means with
+// its 95% interval (labkit.RatioCI) and the seeds behind it.
+type spread struct {
+	labkit.Ratio
+	n int // seeds of the cell with fewer
+}
+
+// ratio returns a's mean over b's, with the interval their seeds give.
+func (r *runs) ratio(a, b at) spread {
+	xa, xb := r.values(a.run, a.variant, a.point, a.metric), r.values(b.run, b.variant, b.point, b.metric)
+	return spread{labkit.RatioCI(xa, xb), min(len(xa), len(xb))}
+}
+
+// straddles reports whether the interval holds a threshold k strictly
+// inside, or the ratio rests on a single seed, so that the seeds cannot say
+// on which side of k the ratio lies. A judge whose verdict turns on such a
+// ratio crossing k then returns unresolved (see unresolved).
+func (q spread) straddles(k ...float64) bool {
+	if q.n < 2 {
+		return !math.IsNaN(q.Value)
+	}
+	for _, x := range k {
+		if q.Lo < x && x < q.Hi {
+			return true
+		}
+	}
+	return false
+}
+
+// String gives the ratio with its interval: "1.49, 95% interval 1.2 to
+// 1.81 over 3 seeds".
+func (q spread) String() string { return num(q.Value) + ", " + q.interval() }
+
+// interval is the ratio's interval: "95% interval 1.2 to 1.81 over 3
+// seeds".
+func (q spread) interval() string {
+	switch {
+	case q.n < 2:
+		return "from 1 seed: no interval"
+	case !q.Bounded:
+		return fmt.Sprintf("95%% interval unbounded over %d seeds", q.n)
+	}
+	return fmt.Sprintf("95%% interval %s to %s over %d seeds", num(q.Lo), num(q.Hi), q.n)
+}
+
+// unresolved judges a claim whose deciding ratio q, of what, straddles its
+// thresholds: the why names the ratio and the run whose repeats would
+// decide.
+func unresolved(q spread, what, run, mag string) (Verdict, string, string) {
+	return Unresolved, mag, fmt.Sprintf("the seeds disagree: %s is %s, on both sides of what decides the verdict; more repeats of run %s (data/claims/claims.json) would settle it", what, q, run)
 }
 
 // failure returns the error of the first failed run of variant at point of

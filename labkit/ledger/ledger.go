@@ -1,7 +1,8 @@
 // Package ledger is the claims ledger: every claim of the two source
 // articles (data/claims/claims.json), the runs that judge it, and the code
-// that computes each verdict — holds, contradicted, partly, or not simulable
-// with why — and its magnitude from those runs' results. Nothing in a
+// that computes each verdict — holds, partly, contradicted, unresolved (the
+// seeds cannot tell), wrong, or not simulable with why — and its magnitude
+// from those runs' results. Nothing in a
 // verdict is typed in: the article's numbers come from the data file, the
 // rest from the results, so a verdict follows the model and its parameters.
 //
@@ -33,6 +34,10 @@ const (
 	Holds        Verdict = "holds"
 	Contradicted Verdict = "contradicted"
 	Partly       Verdict = "partly"
+	// Unresolved: the verdict turns on a metric that varies from seed to
+	// seed, and the 95% interval of the ratio it compares holds the
+	// threshold: more repeats would decide.
+	Unresolved Verdict = "unresolved"
 	// Wrong: a statement of fact (an instruction set, an API) that the
 	// sources it is about show false; no run is needed, and none could show
 	// otherwise.
@@ -279,7 +284,7 @@ func (j Judgement) WhyText() string {
 }
 
 // Verdicts lists the verdicts in the order counts and tables give them.
-var Verdicts = []Verdict{Holds, Partly, Contradicted, Wrong, NotSimulable, NotSimulated}
+var Verdicts = []Verdict{Holds, Partly, Contradicted, Unresolved, Wrong, NotSimulable, NotSimulated}
 
 func btoi(b bool) int {
 	if b {

@@ -395,3 +395,74 @@ func TestWFETReasonFollowsTheWaits(t *testing.T) {
 		}
 	}
 }
+
+// A verdict that turns on a metric varying from seed to seed (a maximum
+// over Poisson interrupts) is unresolved when the 95% interval of the ratio
+// it compares holds the threshold, or when one seed gives no interval; the
+// same means with a tight spread decide it. Kills a judge that compares the
+// means alone.
+func TestNoisyVerdictsWaitForTheSeeds(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	irq := func(notify, mutex []float64) map[at][]float64 {
+		return map[at][]float64{{"esp-main", "notify", 0, "max_irq_latency_us"}: notify, {"esp-main", "mutex", 0, "max_irq_latency_us"}: mutex}
+	}
+	spikes := func(wfi, wfe []float64) map[at][]float64 {
+		return map[at][]float64{{"incident", "qspinlock", 1, "max_lock_wait_ms"}: wfi, {"incident", "qspinlock", 0, "max_lock_wait_ms"}: wfe}
+	}
+	split := func(before, after []float64) map[at][]float64 {
+		return map[at][]float64{{"split", "global-wfi", 0, "max_lock_wait_ms"}: before, {"split", "percpu", 0, "max_lock_wait_ms"}: after}
+	}
+	for _, tc := range []struct {
+		claim  string
+		seeds  map[at][]float64
+		want   Verdict
+		repeat int // esp-main's repeats, when not the ledger's
+	}{
+		{"esp-table-irq", irq([]float64{7, 7.5, 7.9}, []float64{5, 5, 5.1}), Contradicted, 0},
+		{"esp-table-irq", irq([]float64{4, 9, 7.5}, []float64{5, 5.3, 4.7}), Unresolved, 0}, // mean 6.83 against 5
+		{"esp-table-irq", irq([]float64{3.8, 4.1, 4}, []float64{5, 5.2, 5.1}), Holds, 0},
+		{"esp-table-irq", irq([]float64{7}, []float64{5}), Unresolved, 1},
+		{"arm-incident-spikes", spikes([]float64{4, 4.5, 5}, []float64{0.03, 0.031, 0.03}), Holds, 0},
+		{"arm-incident-spikes", spikes([]float64{0.2, 0.5, 0.35}, []float64{0.03, 0.031, 0.03}), Unresolved, 0}, // 11.5x, on both sides of 10x
+		{"arm-incident-spikes", spikes([]float64{0.2, 0.21, 0.205}, []float64{0.03, 0.031, 0.03}), Partly, 0},
+		{"arm-5g-latency", split([]float64{4, 4.5, 5}, []float64{0.4, 0.5, 0.6}), Holds, 0},      // 9x, article 8x
+		{"arm-5g-latency", split([]float64{4, 4.5, 5}, []float64{0.1, 0.5, 0.2}), Unresolved, 0}, // 16.9x, with 16x the edge of holds
+	} {
+		l := l
+		if tc.repeat > 0 {
+			l.Runs = slices.Clone(l.Runs)
+			for i := range l.Runs {
+				if l.Runs[i].Name == "esp-main" {
+					l.Runs[i].Repeats = tc.repeat
+				}
+			}
+		}
+		res := world{}.results(t, l)
+		for c, xs := range tc.seeds {
+			runs := res[c.run].Runs
+			for i := range runs {
+				if runs[i].Variant == c.variant && runs[i].Point == c.point {
+					if runs[i].Repeat >= len(xs) {
+						t.Fatalf("%s: %v has %d seeds, the run more", tc.claim, c, len(xs))
+					}
+					runs[i].Metrics = maps.Clone(runs[i].Metrics)
+					runs[i].Metrics[c.metric] = xs[runs[i].Repeat]
+				}
+			}
+		}
+		for _, j := range l.JudgeResults(res) {
+			if j.ID != tc.claim {
+				continue
+			}
+			if j.Verdict != tc.want || !strings.Contains(j.Magnitude, "seed") {
+				t.Errorf("%s with seeds %v: %s (%s; %s), want %s with the interval in the magnitude", tc.claim, tc.seeds, j.Verdict, j.Magnitude, j.Why, tc.want)
+			}
+			if j.Verdict == Unresolved && !strings.Contains(j.Why, "more repeats of run "+slices.Collect(maps.Keys(tc.seeds))[0].run) {
+				t.Errorf("%s unresolved: why %q does not name the run to repeat", tc.claim, j.Why)
+			}
+		}
+	}
+}
