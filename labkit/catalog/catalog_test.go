@@ -1,11 +1,13 @@
 package catalog
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"synclab/labkit"
+	"synclab/platforms"
 )
 
 func TestAllValidAndUnique(t *testing.T) {
@@ -102,5 +104,35 @@ func TestLookup(t *testing.T) {
 	}
 	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "esp32-critical-section, esp32-notify-unblock") {
 		t.Fatalf("Lookup(nope) should list the known names: %v", err)
+	}
+}
+
+// Every parameter of every catalog experiment is shown in its platform's
+// table (lab platforms, the README) as the experiment defines it, or in a
+// row that names the experiment: a platform's experiments that share a key
+// but define it differently (a copied description gone stale, a source
+// that contradicts another's) cannot hide behind the first definition.
+func TestPlatformTablesShowEveryDefinition(t *testing.T) {
+	groups := map[string]platforms.Params{}
+	for _, g := range labkit.PlatformParams(All()) {
+		groups[g.Platform] = g.Params
+	}
+	differ := 0
+	for _, e := range All() {
+		for _, p := range e.Params {
+			row, ok := groups[e.Platform].Lookup(p.Key)
+			switch {
+			case !ok:
+				t.Errorf("%s: %s is not in platform %s's table", e.Name, p.Key, e.Platform)
+			case reflect.DeepEqual(row, p):
+			case strings.Contains(row.Doc, e.Name) && strings.Contains(row.Doc, p.Doc):
+				differ++
+			default:
+				t.Errorf("%s: %s is shown as %+v, not as %s defines it: %+v", e.Platform, p.Key, row, e.Name, p)
+			}
+		}
+	}
+	if differ > 3 {
+		t.Errorf("%d parameters defined differently by experiments of one platform; want only esp32's rounds, a count in each of its 3 experiments' own unit", differ)
 	}
 }

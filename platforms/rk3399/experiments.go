@@ -145,6 +145,7 @@ func scalingParams() platforms.Params {
 			p.Source = "lock-scaling's workload: 1 µs of work between sections, so every thread is back at the lock within a few hand-offs"
 		case "irq_mean_us":
 			p.Value = 0
+			p.Source = "lock-scaling's workload: no device interrupt, so only the threads contend (the claims ledger's incident run sets 1000, a 1 kHz device)"
 		case "duration_ms":
 			// Measured over 2 repeats at 8-16 cores: at 5 ms the 95% CI
 			// was up to 12% of qspinlock throughput and 15% of its
@@ -153,17 +154,13 @@ func scalingParams() platforms.Params {
 			p.Value = 100
 			p.Source = "run length: 100 ms is 19,000-90,000 acquisitions per point; 95% CI within 3% over 2 repeats (measured)"
 			p.Low, p.High = 10, 200
-		case "same_cluster_ns":
-			p.Doc = "cache-line transfer between two cores of one cluster of four"
-		case "cross_cluster_ns":
-			// The generic SoC's clusters are alike: the RK3399's figure
-			// for a transfer between its clusters stands for any pair.
-			p.Doc = "cache-line transfer between cores of two clusters (the RK3399's A53<->A72 figure)"
+		case "same_cluster_ns", "cross_cluster_ns":
+			genericDoc(p)
 		case "irq_cpu":
 			p.Max = 63
 		case "cores":
 			p.Value, p.Max = 16, 64
-			p.Doc = "cores of the generic SoC (clusters of 4 Cortex-A72-like cores at the RK3399's A72 OPP and latencies)"
+			p.Doc = "cores of the generic SoC, one lock-taking thread on each (clusters of 4 Cortex-A72-like cores at the RK3399's A72 OPP and latencies)"
 			p.Source = "generic N-core builder"
 			p.Prov = platforms.ASSUME
 			p.Low, p.High = 1, 16
@@ -172,6 +169,20 @@ func scalingParams() platforms.Params {
 	ps = append(ps, platforms.Param{Key: "wait", Value: 0, Unit: "code", Prov: platforms.CODE, Source: "arch/arm64/include/asm/barrier.h smp_cond_load_acquire (5.10)",
 		Doc: "wait policy: 0 wfe, 1 wfi, 2 relax, 3 adaptive, 4 tiered, 5 wfet", Choices: []float64{0, 1, 2, 3, 4, 5}})
 	return ps
+}
+
+// genericDoc rewords an RK3399 parameter that a generic part reuses: its
+// clusters are alike, so the RK3399's figures stand for any pair of cores
+// and its CPUs are numbered cluster by cluster.
+func genericDoc(p *platforms.Param) {
+	switch p.Key {
+	case "same_cluster_ns":
+		p.Doc = "cache-line transfer between two cores of one cluster"
+	case "cross_cluster_ns":
+		p.Doc = "cache-line transfer between cores of two clusters (the RK3399's A53<->A72 figure)"
+	case "cpu_a":
+		p.Doc = "CPU of the ping thread (numbered cluster by cluster)"
+	}
 }
 
 // scalingWorkload builds lock-scaling's workload with lock flavour f from
@@ -323,6 +334,13 @@ func lockScaling() platforms.Experiment {
 	}
 }
 
+// loseWake is the fault of a lossy event line, shared by the experiments
+// that can lose wake-ups.
+func loseWake() platforms.Param {
+	return platforms.Param{Key: "lose_wake", Value: 0, Unit: "prob", Prov: platforms.ASSUME, Source: "not in the article (its fault is a lost SEV: lose_sev); a faulty event line, rate not given",
+		Doc: "probability that each wake-up event, an exclusive-monitor clear or an SEV, is lost on its way to a core (sim.Faults.LoseWake)", Min: 0, Max: 1, Low: 0, High: 0.5}
+}
+
 // WorkloadParams returns the workload parameters of the spinlock
 // experiments. The article gives none of the lengths (only "70% load" and
 // "mixed interrupt/process-context contention"), so they are ASSUME with
@@ -356,8 +374,7 @@ func WorkloadParams() platforms.Params {
 			Doc: "adaptive and tiered: polls before WFE", Integer: true, Min: 0, Max: 1e6, Low: 10, High: 1000},
 		{Key: "wfe_limit", Value: 10, Unit: "wakeups", Prov: platforms.ASSUME, Source: "article 6 SLEEP_THRESHOLD, value not given",
 			Doc: "tiered: WFE wake-ups before schedule()", Integer: true, Min: 0, Max: 1e6, Low: 2, High: 100},
-		{Key: "lose_wake", Value: 0, Unit: "prob", Prov: platforms.ASSUME, Source: "not in the article (its fault is a lost SEV: lose_sev); a faulty event line, rate not given",
-			Doc: "probability that each wake-up event, an exclusive-monitor clear or an SEV, is lost on its way to a core (sim.Faults.LoseWake)", Min: 0, Max: 1, Low: 0, High: 0.5},
+		loseWake(),
 		{Key: "lose_sev", Value: 0, Unit: "prob", Prov: platforms.ASSUME, Source: ArticleARM + ", section 5: a SoC whose SEV instruction lost wake-ups now and then (rate not given)",
 			Doc: "probability that an SEV instruction's event is lost (monitor clears are not: the arm64 locks, which send no SEV, do not notice)", Min: 0, Max: 1, Low: 0, High: 0.5},
 		{Key: "redundant_sev", Value: 0, Unit: "bool", Prov: platforms.CODE, Source: ArticleARM + ", section 5: the workaround, a redundant SEV",

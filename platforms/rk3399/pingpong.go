@@ -68,6 +68,7 @@ func pingParams() platforms.Params {
 func genericPingParams() platforms.Params {
 	ps := slices.DeleteFunc(pingParams(), func(p platforms.Param) bool { return p.Key == "a53_mhz" })
 	for i := range ps {
+		genericDoc(&ps[i])
 		switch ps[i].Key {
 		case "cpu_a":
 			ps[i].Value, ps[i].Max = 0, 63
@@ -77,7 +78,7 @@ func genericPingParams() platforms.Params {
 	}
 	return append(ps,
 		platforms.Param{Key: "soc_cores", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Integer: true, Source: "generic N-core builder",
-			Doc: "cores of the generic part (clusters of per_cluster A72-like cores)", Min: 2, Max: 64, Low: 2, High: 16},
+			Doc: "cores of the generic part, of which the ping-pong uses cpu_a and cpu_b (clusters of per_cluster A72-like cores)", Min: 2, Max: 64, Low: 2, High: 16},
 		platforms.Param{Key: "per_cluster", Value: 4, Unit: "cores", Prov: platforms.ASSUME, Integer: true, Source: "generic N-core builder (Raspberry Pi 4: one cluster of 4 A72)",
 			Doc: "cores per cluster", Min: 1, Max: 64, Low: 2, High: 4},
 	)

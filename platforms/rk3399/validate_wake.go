@@ -28,8 +28,7 @@ func wakeParams() platforms.Params {
 		platforms.Param{Key: "hold_max_us", Value: 20000, Unit: "us", Prov: platforms.CODE,
 			Source: "scenario: 20 ms is a whole number of tick periods at HZ 100, 250, 300 and 1000, so a hold of U[0, 20 ms] puts the release at a uniform phase",
 			Doc:    "the holder holds the lock for a uniformly random time up to this", Min: 1, Max: 1e6},
-		platforms.Param{Key: "lose_wake", Value: 0, Unit: "prob", Prov: platforms.ASSUME, Source: "article 5: a SoC whose SEV lost wake-ups (rate not given)",
-			Doc: "probability that each wake-up event (SEV or monitor clear) is lost on its way to a core", Min: 0, Max: 1, Low: 0, High: 0.5},
+		loseWake(),
 	)
 }
 
