@@ -1,6 +1,7 @@
 package labkit
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"strings"
@@ -100,7 +101,24 @@ code,pre{background:#f5f5f5}pre{padding:.5em;overflow:auto}.synclab-chart{margin
 	return b.String()
 }
 
-// WriteFile writes the report's HTML to path (atomically, mode 0644).
+// ErrNoCharts is the error WriteFile wraps when it has written a report
+// whose charts cannot be drawn (no local ECharts copy found: see
+// ChartLibrary).
+var ErrNoCharts = errors.New("charts cannot be drawn")
+
+// WriteFile writes the report's HTML to path (atomically, mode 0644). A
+// report with charts but no local ECharts copy is still written, with a
+// visible error in their place, and WriteFile then returns an error that
+// wraps ErrNoCharts and says how to get the copy: the program learns that
+// the page is incomplete before a reader does.
 func (r *Report) WriteFile(path string) error {
-	return WriteFileAtomic(path, []byte(r.HTML()), 0o644)
+	if err := WriteFileAtomic(path, []byte(r.HTML()), 0o644); err != nil {
+		return err
+	}
+	if len(r.charts) > 0 {
+		if _, err := ChartLibrary(); err != nil {
+			return fmt.Errorf("%s written, but its %w: %v", path, ErrNoCharts, err)
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package labkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,6 +82,18 @@ func TestReportSelfContained(t *testing.T) {
 	}
 	if h := NewReport("x").Chart(hist).HTML(); !strings.Contains(h, "charts cannot be drawn") || strings.Contains(h, "fetch(") || strings.Contains(h, "https:") {
 		t.Error("missing local copy must show a visible error and load no script")
+	}
+	// WriteFile writes such a page and tells its caller; a page without
+	// charts needs no library.
+	out := filepath.Join(t.TempDir(), "r.html")
+	if err := NewReport("x").Chart(hist).WriteFile(out); !errors.Is(err, ErrNoCharts) || !strings.Contains(err.Error(), "SYNCLAB_ECHARTS=") {
+		t.Errorf("WriteFile without the library: %v, want ErrNoCharts saying why", err)
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "charts cannot be drawn") {
+		t.Errorf("the page without its library was not written (%v)", err)
+	}
+	if err := NewReport("x").Markdown("text").WriteFile(out); err != nil {
+		t.Errorf("WriteFile of a page without charts: %v", err)
 	}
 }
 

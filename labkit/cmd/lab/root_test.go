@@ -49,7 +49,7 @@ func TestReportFindsTheRepositoryOfTheBinary(t *testing.T) {
 		bin, want, warning string
 	}{
 		{inRepo, marker, ""},
-		{stray, "charts cannot be drawn", "lab: warning: the charts in r.html cannot be drawn: no local ECharts copy (.tools/echarts/echarts.min.js): the SyncLab repository is not at or above the working directory or this program: run from the repository, or set SYNCLAB_ROOT to it"},
+		{stray, "charts cannot be drawn", "lab: warning: r.html written, but its charts cannot be drawn: no local ECharts copy (.tools/echarts/echarts.min.js): the SyncLab repository is not at or above the working directory or this program: run from the repository, or set SYNCLAB_ROOT to it"},
 	} {
 		os.Remove(filepath.Join(work, "r.html"))
 		cmd := exec.Command(tt.bin, "run", "esp32-pingpong", "-o", "r.html")
