@@ -146,6 +146,11 @@ type Core struct {
 	handler  Handler
 	latency  [IRQLines]Histogram
 
+	// lastAddr is the address of the core's last memory access (0: none;
+	// no region starts at 0), for the report on a process that polls in a
+	// loop of its own without saying what it waits on.
+	lastAddr Addr
+
 	// ARM event register and exclusive monitor.
 	event   bool
 	monLine int64 // line index monitored, -1 when clear

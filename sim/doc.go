@@ -104,7 +104,8 @@
 // or what it said with SetWaiting) and no write changes a value. A loop
 // written by hand that does none of these (for p.Swap(a, 1) != 0 { p.Relax(10) })
 // cannot be told from long work: say what it waits on with SetWaiting, or
-// give the run a limit. A negative duration or cycle count given to a
+// give the run a limit (a RunawayError then names, for a process pausing
+// in Relax, the word its core last accessed and its value). A negative duration or cycle count given to a
 // process primitive (Delay, Sleep, Compute, Relax, SendIPI, a spin's loop)
 // ends the run with an error naming the process, the call and the value,
 // and so does an access to an address outside memory or not word-aligned

@@ -462,6 +462,9 @@ func (p *Proc) hardwareWait() string {
 			return fmt.Sprintf("an interrupt in idle state %s", c.StateName(c.state))
 		}
 		return "an interrupt in WFI"
+	case c.wait == waitTimed && c.state == StateSpin && c.lastAddr != 0:
+		m := p.e.mem
+		return "its own timer, pausing in a polling loop (Relax) after its access to " + m.describe(c.lastAddr, fmt.Sprintf("value %d", m.Peek(c.lastAddr)))
 	case c.wait == waitTimed:
 		return "its own timer"
 	}

@@ -407,6 +407,38 @@ func TestSameValueWritesChangeNothing(t *testing.T) {
 	}
 }
 
+// The same crossed locks taken in a loop that does not say what it waits
+// on run to the event budget (nothing marks them as waiting), and the
+// runaway report names, for each, the word its polling loop last read and
+// its value: the lock the other one holds.
+func TestRunawayNamesWhatALoopPolls(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	r.e.MaxEvents = 20_000
+	locks := [2]Addr{ramBase, ramBase + 64}
+	for i, order := range [][2]Addr{{locks[0], locks[1]}, {locks[1], locks[0]}} {
+		r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), func(p *Proc) {
+			for _, a := range order {
+				for p.Swap(a, 1) != 0 {
+					p.Relax(1000)
+				}
+				p.Compute(1000)
+			}
+		})
+	}
+	err := r.e.Run(context.Background())
+	var ra *RunawayError
+	if !errors.As(err, &ra) {
+		t.Fatalf("got %v, want a runaway", err)
+	}
+	for i, a := range []Addr{locks[1], locks[0]} {
+		want := fmt.Sprintf("task%d (core %d) waits on its own timer, pausing in a polling loop (Relax) after its access to %#x (value 1)", i, i, uint64(a))
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nwant it to say %q", err, want)
+		}
+	}
+	r.e.Close()
+}
+
 // A core left in an OS idle state with no interrupt to come is a deadlock
 // that names the state.
 func TestDeadlockInIdleState(t *testing.T) {

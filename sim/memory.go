@@ -334,6 +334,7 @@ func (m *Memory) grant(c *Core, t, occ Time) Time {
 func (m *Memory) access(c *Core, a Addr, write, rmw bool) (r *region, w int, ln *line, lands, done Time) {
 	r, w, li := m.find(a)
 	ln = &r.lines[li]
+	c.lastAddr = a
 	now := m.e.now
 	if r.Uncached {
 		occ := r.Occupancy

@@ -53,6 +53,7 @@ var snapshotExempt = map[string]string{
 	"Core.sp.reg":          "follows from sp.addr",
 	"Core.sp.w":            "follows from sp.addr",
 	"Core.sp.cond":         "code; the values it captured were read by the process, which Proc.hist records",
+	"Core.lastAddr":        "for reports only; a skipped period repeats the one matched, whose accesses end on the same address",
 	"Core.raised":          "which lines were ever raised: it only selects the raisedAt and latency recorded",
 	"Core.cw.cond":         "code; the values it captured were read by the process, which Proc.hist records",
 	"Core.cw.pol.OnAccess": "the caller's bookkeeping of accesses, which its own state records",
