@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,5 +103,62 @@ func write(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadmeOwnWorkload takes the README's "Your own workload" steps: a
+// module of one's own beside the repository, in a Go workspace, whose
+// main.go is the README's; go run prints the sweep's summary, consumer-bound
+// at 100 µs of filtering per reading plus the kernel's receive path.
+func TestReadmeOwnWorkload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program of its own against the repository")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := readmeBlock(t, string(b), "// mywl/main.go")
+	if got, err := format.Source([]byte(prog)); err != nil || string(got) != prog {
+		t.Fatalf("the README's main.go is not gofmt-formatted (%v)", err)
+	}
+	dir := filepath.Join(t.TempDir(), "mywl")
+	write(t, filepath.Join(dir, "main.go"), prog)
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "GOWORK" && k != "GOFLAGS" && k != "SYNCLAB_ROOT" {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "SYNCLAB_RESULTS="+t.TempDir())
+	var out string
+	for _, args := range [][]string{{"mod", "init", "mywl"}, {"work", "init", ".", root}, {"run", "."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir, cmd.Env = dir, env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		o, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s%s", strings.Join(args, " "), err, o, stderr.String())
+		}
+		out = string(o)
+	}
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[1] != "us_per_item" {
+			continue
+		}
+		rows++
+		if v, err := strconv.ParseFloat(f[3], 64); err != nil || v < 100 || v > 110 {
+			t.Errorf("depth %s: %s µs per reading, want the consumer's pace, 100-110 µs", f[0], f[3])
+		}
+	}
+	if rows != 3 {
+		t.Errorf("%d us_per_item rows, want one per depth (1, 4, 16):\n%s", rows, out)
 	}
 }
