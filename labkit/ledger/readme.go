@@ -143,8 +143,9 @@ func espBudget(es *labkit.Result, results map[string]*labkit.Result, m func(run,
 	faster := -pct(un.Summary("notify", 0, "unblock_us").Mean, un.Summary("binary-semaphore", 0, "unblock_us").Mean)
 	return fmt.Sprintf("With kernel-path costs bounded by ESP-IDF's own performance tests, neither published time is reachable: the\n"+
 		"article's times leave %.1f and %.1f cycles per increment, while the mutex path holds the queue's portMUX for %s cycles\n"+
-		"(%s at the low end of every assumed range) and the handshake needs a crosscore interrupt and two context switches per\n"+
-		"hand-off (%.1fx the budget even at the low end). A portMUX critical section alone costs %s ns per task iteration. The\n"+
+		"(%s at the low end of every assumed range), and the handshake's waiter alone, woken by a crosscore interrupt and a context\n"+
+		"switch at each hand-off, needs %.1fx the budget even at the low end (the giver's own yield interrupt and switch, which\n"+
+		"the model also takes, not counted). A portMUX critical section alone costs %s ns per task iteration. The\n"+
 		"article's warning about priority inheritance holds (`esp32-priority-inversion`: %s ms blocking with a mutex, %s ms with\n"+
 		"a semaphore or notification); 64-byte alignment %s, since internal SRAM has no data cache and\n"+
 		"the two cores share the PSRAM cache; a notification unblocks a task %.0f%% faster than a binary semaphore, not the 35%%\n"+
