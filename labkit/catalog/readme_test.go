@@ -25,13 +25,9 @@ func readmeBlock(t *testing.T, readme, first string) string {
 	return body[:strings.Index(body, "```")]
 }
 
-// TestReadmeNewPlatform takes the README's "Writing your own platform" steps
-// in a copy of the repository: the platform's folder, its import and one
-// line in the catalog, then lab list and lab run of its experiment.
-func TestReadmeNewPlatform(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the lab command in a copy of the repository")
-	}
+// repoReadme returns the repository's root and its README.
+func repoReadme(t *testing.T) (root, readme string) {
+	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -40,11 +36,29 @@ func TestReadmeNewPlatform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	platform := readmeBlock(t, readme, "// platforms/mysoc/mysoc.go\n")
-	if got, err := format.Source([]byte(platform)); err != nil || string(got) != platform {
-		t.Fatalf("the README's platform is not gofmt-formatted (%v)", err)
+	return root, string(b)
+}
+
+// readmeSource is readmeBlock for a whole Go file, which must be
+// gofmt-formatted, as a reader's copy would be.
+func readmeSource(t *testing.T, readme, first string) string {
+	t.Helper()
+	src := readmeBlock(t, readme, first)
+	if got, err := format.Source([]byte(src)); err != nil || string(got) != src {
+		t.Fatalf("the README's %s is not gofmt-formatted (%v)", strings.TrimSpace(first), err)
 	}
+	return src
+}
+
+// TestReadmeNewPlatform takes the README's "Writing your own platform" steps
+// in a copy of the repository: the platform's folder, its import and one
+// line in the catalog, then lab list and lab run of its experiment.
+func TestReadmeNewPlatform(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the lab command in a copy of the repository")
+	}
+	root, readme := repoReadme(t)
+	platform := readmeSource(t, readme, "// platforms/mysoc/mysoc.go\n")
 	line := strings.TrimSpace(readmeBlock(t, readme, "\t\tmysoc.Experiments(),\n"))
 	imp := strings.TrimSpace(readmeBlock(t, readme, "\t\"synclab/platforms/mysoc\"\n"))
 
@@ -114,18 +128,8 @@ func TestReadmeOwnWorkload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program of its own against the repository")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog := readmeBlock(t, string(b), "// mywl/main.go")
-	if got, err := format.Source([]byte(prog)); err != nil || string(got) != prog {
-		t.Fatalf("the README's main.go is not gofmt-formatted (%v)", err)
-	}
+	root, readme := repoReadme(t)
+	prog := readmeSource(t, readme, "// mywl/main.go")
 	dir := filepath.Join(t.TempDir(), "mywl")
 	write(t, filepath.Join(dir, "main.go"), prog)
 	var env []string
