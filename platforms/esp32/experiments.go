@@ -113,7 +113,7 @@ func apiPaths() platforms.Experiment {
 			platforms.Param{Key: "rounds", Value: 1000, Unit: "rounds", Prov: platforms.CODE, Integer: true, Min: 1, Max: 1e6,
 				Source: "scenario", Doc: "give/take pairs averaged"},
 			platforms.Param{Key: "timeout_ticks", Value: 10, Unit: "ticks", Prov: platforms.CODE, Integer: true, Min: 1, Max: 1000,
-				Source: "scenario: ulTaskNotifyTake(xClearCountOnExit, xTicksToWait) and xSemaphoreTake(xSemaphore, xTicksToWait) (esp-idf v5.1 components/freertos/FreeRTOS-Kernel/include/freertos/task.h, semphr.h)",
+				Source: "scenario: ulTaskNotifyTake(xClearCountOnExit, xTicksToWait) and xSemaphoreTake(xSemaphore, xBlockTime) (esp-idf v5.1 components/freertos/FreeRTOS-Kernel/include/freertos/task.h, semphr.h)",
 				Doc:    "xTicksToWait of the take nobody gives"}),
 		Variants: []platforms.Variant{
 			{Name: GuardNotify, Doc: "xTaskNotifyGive(self), ulTaskNotifyTake(pdTRUE, 0); then ulTaskNotifyTake(pdTRUE, timeout_ticks)"},

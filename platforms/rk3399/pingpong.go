@@ -45,19 +45,24 @@ var pingMetrics = []platforms.Metric{
 	{Name: "transfers_per_hop", Unit: "transfers", Better: platforms.Neither, Doc: "line misses of the shared word per hop (coherence transfers the model charged)"},
 }
 
+// srcPinned is the source of the pinned pair: the lab's choice, since the
+// benchmark pins its threads to the CPUs it is given.
+const srcPinned = "scenario: the pair this lab times; nviennot/core-to-core-latency src/bench/cas.rs pins its two threads to whichever CPUs it is given"
+
 // pingParams are the parameters the ping-pong reads: the clusters' clocks
 // and latencies, the pinned pair, the run length and the retry loop.
 func pingParams() platforms.Params {
 	keep := []string{"a53_mhz", "a72_mhz", "same_cluster_ns", "cross_cluster_ns", "dram_ns", "hit_cycles"}
 	ps := slices.DeleteFunc(Params(), func(p platforms.Param) bool { return !slices.Contains(keep, p.Key) })
-	const bench = "nviennot/core-to-core-latency src/bench/cas.rs"
+	const pinned = srcPinned + " (cpu4 and cpu5: the A72 pair sharing an L2)"
 	return append(ps,
-		platforms.Param{Key: "cpu_a", Value: 4, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: bench + " (the ping thread's pinned CPU)",
+		platforms.Param{Key: "cpu_a", Value: 4, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: pinned,
 			Doc: "CPU of the ping thread (Linux numbering: A53s first)", Min: 0, Max: 5},
-		platforms.Param{Key: "cpu_b", Value: 5, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: bench + " (the pong thread's pinned CPU)",
+		platforms.Param{Key: "cpu_b", Value: 5, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: pinned,
 			Doc: "CPU of the pong thread", Min: 0, Max: 5},
-		platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Integer: true, Source: bench + " (1000-5000 round trips per sample)",
-			Doc: "timed round trips", Min: 1, Max: 1e6},
+		platforms.Param{Key: "rounds", Value: 2000, Unit: "round trips", Prov: platforms.CODE, Integer: true,
+			Source: "nviennot/core-to-core-latency src/main.rs DEFAULT_NUM_ITERATIONS_PER_SAMPLE = 1000 round trips per sample, 5000 in its published runs (results/notes.txt: ./core-to-core-latency 5000 300); 2000 between them",
+			Doc:    "timed round trips", Min: 1, Max: 1e6},
 		platforms.Param{Key: "loop_cycles", Value: 4, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Source: "no source; compare, branch and loop back of the retry loop",
 			Doc: "instructions of one retry besides its memory access", Min: 0, Max: 1000, Low: 2, High: 20},
 	)
@@ -74,6 +79,9 @@ func genericPingParams() platforms.Params {
 			ps[i].Value, ps[i].Max = 0, 63
 		case "cpu_b":
 			ps[i].Value, ps[i].Max = 1, 63
+		}
+		if k := ps[i].Key; k == "cpu_a" || k == "cpu_b" {
+			ps[i].Source = srcPinned + " (cpu0 and cpu1: two cores of the first cluster)"
 		}
 	}
 	return append(ps,

@@ -19,9 +19,9 @@ import (
 const (
 	srcOPP    = "arch/arm64/boot/dts/rockchip/rk3399-opp.dtsi (v5.10), cluster0_opp / cluster1_opp"
 	srcDTSI   = "arch/arm64/boot/dts/rockchip/rk3399.dtsi (v5.10)"
-	srcC2C    = "nviennot/core-to-core-latency (CAS ping-pong: RPi 4 A72 ~90 ns; LX2160A A72 in-cluster 60-67 ns, cross-cluster 240-273 ns)"
+	srcC2C    = "nviennot/core-to-core-latency CAS ping-pong results, GitHub issues #44 (Raspberry Pi 4, A72: 89-90 ns) and #36 (LX2160A, A72: 60-67 ns in a cluster, 240-273 ns across clusters)"
 	srcHZ     = "kernel/Kconfig.hz, arch/arm64/configs/defconfig (v5.10): HZ_250, NO_HZ_IDLE"
-	srcEvtStr = "include/clocksource/arm_arch_timer.h ARCH_TIMER_EVT_STREAM_PERIOD_US=100; drivers/clocksource/arm_arch_timer.c arch_timer_configure_evtstream rounds it to a power of two of ticks of the 24 MHz counter (TF-A plat/rockchip/rk3399/rk3399_def.h SYS_COUNTER_FREQ_IN_TICKS): 2048 ticks with commit 8b7770b877d1 (clocksource/drivers/arm_arch_timer: Correct fault programming of CNTKCTL_EL1.EVNTI; v5.11, marked for stable, so in maintained v5.10.y kernels); the v5.10 tag without it programs the next bit, 4096 ticks"
+	srcEvtStr = "include/clocksource/arm_arch_timer.h ARCH_TIMER_EVT_STREAM_PERIOD_US=100; drivers/clocksource/arm_arch_timer.c arch_timer_configure_evtstream rounds it to a power of two of ticks of the 24 MHz counter (TF-A plat/rockchip/rk3399/rk3399_def.h SYS_COUNTER_FREQ_IN_TICKS): 2048 ticks with commit 8b7770b877d1 (clocksource/drivers/arm_arch_timer: Correct fault programming of CNTKCTL_EL1.EVNTI; v5.11, a fix backported to the stable kernels: 4.9.249 and 4.19.164 carry it); the v5.10 tag without it programs the next bit, 4096 ticks"
 )
 
 // A53OPPs and A72OPPs are the RK3399 operating points (MHz, mV).
