@@ -20,7 +20,7 @@ package labkit
 //	esp32-cpu-swap           cpu_core0_pct and cpu_core1_pct swapped                   platforms/esp32/experiments.go:csRunResult                    esp32 TestCSRunResultMapsEveryField
 //	rk3399-p99-max           rk3399 p99 lock wait reports the maximum                  platforms/rk3399/experiments.go:metrics                       rk3399 TestMetricsFromACraftedRun
 //	cache-code-version       the cache ignores the code version                        labkit/cache.go:Result.matches                                labkit TestCacheKeysOnCodeAndShard
-//	hash-seed-repeats        the definition hash ignores seed and repeats              platforms/experiment.go:Experiment.Hash                       platforms TestHashCoversWhatDeterminesTheRuns
+//	hash-seed-repeats        the definition hash ignores seed and repeats              platforms/experiment.go:Experiment.Hash                       platforms TestHashAndDiffCoverWhatDeterminesTheRuns
 //	ticket-no-sev            arm32 ticket unlock without SEV                           platforms/linux/locks.go:ticketLock.Unlock                    linux TestWaiterWakes
 //	qspin-always-queue       qspinlock always queues (no pending-bit path)             platforms/linux/locks.go:qspinlock.slowpath                   linux TestQSpinlockPendingThenMCSQueue
 //	tiered-never-wakes       the tiered policy's wait queue never wakes a sleeper      platforms/linux/wait.go:Kernel.wakeVar                        linux TestWaiterWakes
@@ -194,7 +194,7 @@ var mutants = []mutant{
 	{name: "hash-seed-repeats", file: "platforms/experiment.go",
 		old: `Repeats: e.Repeats, Seed: e.Seed}`,
 		new: `}`,
-		pkg: "./platforms", test: "TestHashCoversWhatDeterminesTheRuns"},
+		pkg: "./platforms", test: "TestHashAndDiffCoverWhatDeterminesTheRuns"},
 	{name: "ticket-no-sev", file: "platforms/linux/locks.go",
 		old: "\tl.sevRelease(p)\n}\n\n// sevRelease",
 		new: "\tl.k.release(p, &l.w)\n}\n\n// sevRelease",
@@ -765,6 +765,7 @@ func TestMutantTable(t *testing.T) {
 		}
 	}
 	names := map[string]bool{}
+	seen := map[string]map[string]bool{} // test functions by package directory
 	for _, m := range mutants {
 		if names[m.name] {
 			t.Errorf("mutant %s listed twice", m.name)
@@ -791,10 +792,41 @@ func TestMutantTable(t *testing.T) {
 		if !regexp.MustCompile(`\b` + fn + `\b`).Match(b) {
 			t.Errorf("mutant %s: %s has no %s", m.name, m.file, fn)
 		}
+		// The killing test exists: go test -run of a renamed test runs
+		// nothing and passes, and the mutant would seem to survive.
+		if !testFuncs(t, seen, filepath.Join(root, m.pkg))[m.test] {
+			t.Errorf("mutant %s: no test %s in %s", m.name, m.test, m.pkg)
+		}
 	}
 	if len(rows) != len(mutants) {
 		t.Errorf("the table has %d rows, mutants %d", len(rows), len(mutants))
 	}
+}
+
+// testFuncs returns the names of the Test and Example functions of the
+// package in dir, read once per directory (seen keeps them).
+func testFuncs(t *testing.T, seen map[string]map[string]bool, dir string) map[string]bool {
+	t.Helper()
+	if fs, ok := seen[dir]; ok {
+		return fs
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := map[string]bool{}
+	decl := regexp.MustCompile(`(?m)^func ((?:Test|Example)\w*)\(`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range decl.FindAllSubmatch(b, -1) {
+			fs[string(m[1])] = true
+		}
+	}
+	seen[dir] = fs
+	return fs
 }
 
 // Each mutant, compiled in through -overlay, fails its killing test.
