@@ -153,6 +153,7 @@ package labkit
 //	ledger-one-missing       a claim missing one of its means is judged on NaN         labkit/ledger/ledger.go:JudgeResults                          ledger TestOneFailedVariantIsNeverJudged
 //	ledger-pct-base          relative change taken against the new value, not the old  labkit/ledger/judge.go:pct                                     ledger TestVerdictsFollowTheNumbers
 //	json-minus-inf           -Inf written as a JSON number (an encoding error)         labkit/export.go:Float.MarshalJSON                            labkit TestFloatNullsWhatJSONCannotCarry
+//	sim-deadlock-outnumbered a thousand frequent background events stand for a rare tick   sim/engine.go:Engine.Run                                      sim TestRareTickIsNotOutnumbered
 //	ledger-noise-ignored     a ratio's interval holding the threshold decides anyway   labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
 //	ledger-one-seed          one seed of a varying metric decides a verdict            labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
 
@@ -364,8 +365,8 @@ var mutants = []mutant{
 		new: "p.waitFor(waitWFI)\n\t\tc.setState(c.runState())",
 		pkg: "./sim", test: "TestWFICountsInterruptWakeup"},
 	{name: "sim-quiet-ticks", file: "sim/engine.go",
-		old: `quiet > 1000 {`,
-		new: `quiet > 1000000 {`,
+		old: `quiet > 1000 &&`,
+		new: `quiet > 1000000 &&`,
 		pkg: "./sim", test: "TestDeadlockWithOnlyTicksLeft"},
 	{name: "sim-idle-exit-free", file: "sim/proc.go",
 		old: `p.waitUntil(p.e.now+st.Exit, waitNone)`,
@@ -729,6 +730,10 @@ var mutants = []mutant{
 		old: `math.IsInf(float64(x), 0) {`,
 		new: `math.IsInf(float64(x), 1) {`,
 		pkg: "./labkit", test: "TestFloatNullsWhatJSONCannotCarry"},
+	{name: "sim-deadlock-outnumbered", file: "sim/engine.go",
+		old: `quiet > 1000 && e.now > quietUntil {`,
+		new: `quiet > 1000 && e.now >= 0*quietUntil {`,
+		pkg: "./sim", test: "TestRareTickIsNotOutnumbered"},
 	{name: "ledger-noise-ignored", file: "labkit/ledger/judge.go",
 		old: `if q.Lo < x && x < q.Hi {`,
 		new: `if q.Lo < x && x < q.Lo {`,

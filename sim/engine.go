@@ -497,7 +497,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	defer func() { e.ctx = nil }()
 	defer e.finish()
-	lastProgress, quiet, quietSince := ^uint64(0), 0, e.now
+	lastProgress, quiet, quietSince, quietUntil := ^uint64(0), 0, e.now, Time(0)
 	for {
 		if e.err != nil {
 			return e.err
@@ -524,16 +524,24 @@ func (e *Engine) Run(ctx context.Context) error {
 			return &RunawayError{At: e.now, Events: e.events, Waiters: e.Waiters()}
 		}
 		if e.live == 0 && e.active > 0 && !e.anyTimedWait() {
-			// Only background events (ticks) remain. They may still wake a
-			// waiter (a WFI loop); if a thousand of them wake nobody, or
-			// none is left, nothing ever will.
+			// Only background events (ticks, device interrupts) remain.
+			// They may still wake a waiter (a WFI loop, at its core's next
+			// tick); if a thousand of them wake nobody, and every one
+			// pending when they began has fired (a frequent device must not
+			// stand for a core's rare tick), or none is left, nothing ever
+			// will.
 			if e.peek() == never {
 				return &DeadlockError{At: e.now, Waiters: e.Waiters()}
 			}
-			if e.progress != lastProgress {
+			switch {
+			case e.progress != lastProgress:
 				lastProgress, quiet, quietSince = e.progress, 0, e.now
-			} else if quiet++; quiet > 1000 {
-				return &DeadlockError{At: quietSince, Waiters: e.Waiters()}
+			case quiet == 0:
+				quiet, quietUntil = 1, e.q.last()
+			default:
+				if quiet++; quiet > 1000 && e.now > quietUntil {
+					return &DeadlockError{At: quietSince, Waiters: e.Waiters()}
+				}
 			}
 		}
 		t := e.peek()

@@ -439,6 +439,41 @@ func TestRunawayNamesWhatALoopPolls(t *testing.T) {
 	r.e.Close()
 }
 
+// A waiter in WFI whose only wake-up is its core's tick, 4 ms away, while
+// the other core, masked, spins on the word the waiter will write and a
+// device interrupts it every 2 us: two thousand device events wake nobody
+// before the tick comes, yet this is no deadlock. The run ends when the
+// waiter, woken by its tick, writes the word (it used to stop at 2 ms as a
+// deadlock, a thousand background events having woken nobody).
+func TestRareTickIsNotOutnumbered(t *testing.T) {
+	r := newRig(t, 2, false, nil)
+	cores := r.e.Cores()
+	for _, c := range cores {
+		c.SetHandler(func(p *Proc, irq IRQ) { p.Compute(10) })
+	}
+	if err := cores[0].NewTimer(2).Periodic(2*Microsecond, 2*Microsecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := cores[1].NewTimer(1).Periodic(4*Millisecond, 4*Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	r.e.Spawn(cores[0], "spinner", func(p *Proc) {
+		p.Mask(9)
+		p.SpinUntil(ramBase, 10, func(v uint64) bool { return v == 1 })
+	})
+	r.e.Spawn(cores[1], "sleeper", func(p *Proc) {
+		p.WFI()
+		p.Store(ramBase, 1)
+	})
+	if err := r.e.Run(context.Background()); err != nil {
+		t.Fatalf("%v, want the run to end after the sleeper's tick at 4 ms", err)
+	}
+	if now := r.e.Now(); now < 4*Millisecond || now > 4*Millisecond+10*Microsecond {
+		t.Errorf("the run ended at %v, want just after the tick at 4 ms", now)
+	}
+	r.e.Close()
+}
+
 // A core left in an OS idle state with no interrupt to come is a deadlock
 // that names the state.
 func TestDeadlockInIdleState(t *testing.T) {

@@ -297,6 +297,23 @@ func (q *calQueue) resize(nb int) {
 	}
 }
 
+// last returns the time of the latest entry (0 when there is none).
+func (q *calQueue) last() Time {
+	if !q.isCal {
+		if len(q.small) == 0 {
+			return 0
+		}
+		return q.small[0].t // sorted latest first
+	}
+	var t Time
+	for i := range q.b {
+		for _, x := range q.b[i].rest() {
+			t = max(t, x.t)
+		}
+	}
+	return t
+}
+
 // live appends the entries to dst, in order (fast-forward reads and moves
 // them).
 func (q *calQueue) live(dst []entry) []entry {
