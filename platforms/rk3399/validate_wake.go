@@ -52,8 +52,21 @@ func wake() platforms.Experiment {
 			{Name: "ticks", Unit: "", Better: platforms.Neither, Doc: "scheduler ticks handled on the holder's and the waiter's CPUs"},
 		},
 		Run:    runWake,
+		Check:  checkWake,
 		Traces: true,
 	}
+}
+
+// checkWake refuses values that cannot run: a bad parameter, or the holder
+// and the waiter on one CPU.
+func checkWake(v map[string]float64) error {
+	if err := wakeParams().SetFrom(v, true); err != nil {
+		return fmt.Errorf("rk3399-wake: %w", err)
+	}
+	if a := int(v["holder_cpu"]); a == int(v["waiter_cpu"]) {
+		return fmt.Errorf("parameters holder_cpu = waiter_cpu = %d: want two different CPUs", a)
+	}
+	return nil
 }
 
 func runWake(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
@@ -62,13 +75,10 @@ func runWake(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 		return platforms.RunResult{}, err
 	}
 	v := maps.Clone(spec.Params)
-	if err := wakeParams().SetFrom(v, true); err != nil {
-		return platforms.RunResult{}, fmt.Errorf("rk3399-wake: %w", err)
+	if err := checkWake(v); err != nil {
+		return platforms.RunResult{}, err
 	}
 	a, b, n := int(v["holder_cpu"]), int(v["waiter_cpu"]), int(v["handoffs"])
-	if a == b {
-		return platforms.RunResult{}, fmt.Errorf("rk3399-wake: holder_cpu = waiter_cpu = %d; want two CPUs", a)
-	}
 	soc, err := SoC(v)
 	if err != nil {
 		return platforms.RunResult{}, err

@@ -164,6 +164,7 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "esp32-critical-section", "-set", "tasks=2.7"}, "parameter tasks: value 2.7 is not a whole number"},
 		// Values each in range that do not go together: refused before any run.
 		{[]string{"run", "rk3399-pingpong", "-set", "cpu_a=5", "-sweep", "cpu_b=3,4,5"}, "rk3399-pingpong: sweep point cpu_b=5: parameters cpu_a = 5 and cpu_b = 5: want two different CPUs of the 6 (0 to 5)"},
+		{[]string{"run", "rk3399-wake", "-set", "holder_cpu=5", "-set", "waiter_cpu=5"}, "experiment rk3399-wake: parameters holder_cpu = waiter_cpu = 5: want two different CPUs"},
 		{[]string{"run", "rk3399-spinlock-wait", "-set", "cs_us=0", "-set", "outside_us=0"}, "cs_us = 0 and outside_us = 0: a thread's cycle must take some time"},
 		{[]string{"run", "rk3399-spinlock-wait", "-sweep", "cores=1,2", "-set", "irq_cpu=1"}, "sweep point cores=1: workload: irq_cpu = 1 out of range [0, 1)"},
 		{[]string{"run", "lock-scaling", "-set", "cs_us=0", "-set", "outside_us=0"}, "lock-scaling: sweep point cores=1: workload: cs_us = 0 and outside_us = 0"},
