@@ -161,9 +161,32 @@ func Calibrate(ctx context.Context, ms []Measurement, find func(string) (platfor
 	return f, nil
 }
 
+// checkSettings refuses, in a list of key=value settings (what names it),
+// a key given twice, which would leave one value silently unused, and a
+// key the fit sets, whose value the fit would replace while the residuals
+// still showed it.
+func checkSettings(what string, sets, fit []string) error {
+	seen := map[string]bool{}
+	for _, s := range sets {
+		k, _, _ := strings.Cut(s, "=")
+		k = strings.TrimSpace(k)
+		switch {
+		case seen[k]:
+			return fmt.Errorf("%s: %s given twice", what, k)
+		case slices.Contains(fit, k):
+			return fmt.Errorf("%s: %s is fitted, so its value would be replaced by the fit's", what, k)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
 func newCalib(ctx context.Context, ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) (*calib, error) {
 	if len(opt.Fit) == 0 {
 		return nil, fmt.Errorf("calibrate: no parameter to fit (-fit key,key,...)")
+	}
+	if err := checkSettings("settings", opt.Settings, opt.Fit); err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
 	}
 	c := &calib{ctx: ctx, ms: ms, opt: opt, memo: map[string][]float64{}}
 	byKey := map[string]int{}
@@ -171,6 +194,9 @@ func newCalib(ctx context.Context, ms []Measurement, find func(string) (platform
 		k := m.Experiment + "\x00" + m.Settings
 		gi, ok := byKey[k]
 		if !ok {
+			if err := checkSettings("settings "+m.Settings, m.SettingList(), opt.Fit); err != nil {
+				return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)
+			}
 			e, err := find(m.Experiment)
 			if err != nil {
 				return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)

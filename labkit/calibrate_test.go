@@ -224,19 +224,26 @@ func TestCalibrateBadInput(t *testing.T) {
 		ms   []Measurement
 		fit  []string
 		want string
+		sets []string // CalibrateOptions.Settings
 	}{
-		{"no fit", []Measurement{row}, nil, "no parameter to fit"},
-		{"unknown key", []Measurement{row}, []string{"nope"}, "-fit nope"},
-		{"not assume", []Measurement{row}, []string{"x"}, "provenance CODE"},
-		{"choices", []Measurement{row}, []string{"mode"}, "takes only the values"},
-		{"twice", []Measurement{row}, []string{"a", "a"}, "named twice"},
-		{"unknown experiment", []Measurement{{Experiment: "nope", Variant: "v", Metric: "y"}}, []string{"a"}, `unknown experiment "nope"`},
-		{"unknown variant", []Measurement{{Experiment: "fixture-line", Variant: "w", Metric: "y"}}, []string{"a"}, `no variant "w"`},
-		{"unknown metric", []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "q"}}, []string{"a"}, `no metric "q"`},
-		{"negative", []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "y", Value: -5}}, []string{"a"}, "row 1: y = -5 ns is outside the metric's physical range [0, +Inf]"},
-		{"bad setting", []Measurement{{Experiment: "fixture-line", Variant: "v", Settings: "x=1000", Metric: "y"}}, []string{"a"}, "x: value 1000 out of range"},
+		{"no fit", []Measurement{row}, nil, "no parameter to fit", nil},
+		{"unknown key", []Measurement{row}, []string{"nope"}, "-fit nope", nil},
+		{"not assume", []Measurement{row}, []string{"x"}, "provenance CODE", nil},
+		{"choices", []Measurement{row}, []string{"mode"}, "takes only the values", nil},
+		{"twice", []Measurement{row}, []string{"a", "a"}, "named twice", nil},
+		{"unknown experiment", []Measurement{{Experiment: "nope", Variant: "v", Metric: "y"}}, []string{"a"}, `unknown experiment "nope"`, nil},
+		{"unknown variant", []Measurement{{Experiment: "fixture-line", Variant: "w", Metric: "y"}}, []string{"a"}, `no variant "w"`, nil},
+		{"unknown metric", []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "q"}}, []string{"a"}, `no metric "q"`, nil},
+		{"negative", []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "y", Value: -5}}, []string{"a"}, "row 1: y = -5 ns is outside the metric's physical range [0, +Inf]", nil},
+		{"bad setting", []Measurement{{Experiment: "fixture-line", Variant: "v", Settings: "x=1000", Metric: "y"}}, []string{"a"}, "x: value 1000 out of range", nil},
+		// A key set twice would leave one value unused; a fitted one
+		// would show a value the fit replaced.
+		{"row sets a key twice", []Measurement{{Experiment: "fixture-line", Variant: "v", Settings: "x=1;x=2", Metric: "y"}}, []string{"a"}, "row 1: settings x=1;x=2: x given twice", nil},
+		{"row sets the fitted key", []Measurement{{Experiment: "fixture-line", Variant: "v", Settings: "a=1", Metric: "y"}}, []string{"a"}, "row 1: settings a=1: a is fitted", nil},
+		{"settings twice", []Measurement{row}, []string{"a"}, "settings: x given twice", []string{"x=1", "x=2"}},
+		{"settings fitted", []Measurement{row}, []string{"a"}, "settings: a is fitted", []string{"a=1"}},
 	} {
-		_, err := Calibrate(context.Background(), tc.ms, findFixture, CalibrateOptions{Fit: tc.fit})
+		_, err := Calibrate(context.Background(), tc.ms, findFixture, CalibrateOptions{Fit: tc.fit, Settings: tc.sets})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tc.name, err, tc.want)
 		}

@@ -53,7 +53,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	report := fs.String("o", "", "also write the figures and the slopes' charts to this HTML `file`")
 	notebooks := fs.String("notebooks", "", "also execute and export the notebooks matching this `glob` cold, side by side as lab report does (e.g. 'notebooks/0[0-4]*.ipynb'; needs make setup)")
 	against := fs.String("against", "", "also time "+againstDefault+" (or -against-runs) with the lab command built at this git `revision` and now, alternately: before and after in one run")
-	againstRuns := fs.String("against-runs", againstDefault, "comma-separated experiments -against times")
+	againstRuns := &listFlag{value: againstDefault}
+	fs.Var(againstRuns, "against-runs", "experiments -against times, comma-separated (or the flag repeated)")
 	againstTrials := fs.Int("against-trials", 3, "timings per side and experiment for -against; the best counts")
 	var sweepSets multi
 	fs.Var(&sweepSets, "sweep-set", "parameter override for the sweep experiment (repeatable; replaces the default "+sweepDefaultSet+")")
@@ -97,7 +98,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *againstTrials < 1 {
 			return badInput("-against-trials %d: want at least 1", *againstTrials)
 		}
-		names, err := commaList("against-runs", *againstRuns)
+		names, err := commaList("against-runs", againstRuns.value)
 		if err != nil {
 			return err
 		}

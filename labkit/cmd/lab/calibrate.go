@@ -18,14 +18,15 @@ import (
 // article's reference table, data/reference/*.tsv) and writes a profile.
 func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("calibrate", stderr)
-	fit := fs.String("fit", "", "ASSUME parameters to fit, comma-separated")
+	var fit, metrics listFlag
+	fs.Var(&fit, "fit", "ASSUME parameters to fit, comma-separated (or the flag repeated)")
 	var sets multi
 	fs.Var(&sets, "set", "setting applied to every run before each row's own: -set key=value (repeatable)")
 	asJSON := fs.Bool("json", false, `print {"params": {"key": {"value", "low", "high", ...}}, "residuals": [...], ...} as JSON`)
 	out := fs.String("o", "", "write the profile (measurements and fit) to this file, for lab run -profile")
 	repeats := fs.Int("repeats", 0, "repeats per run (default: each experiment's)")
 	maxEvals := fs.Int("max-evals", 200, "model evaluations the search may use (the report at the fit takes 1 more, and 2 per fitted parameter for the intervals)")
-	metrics := fs.String("metrics", "", "use only the rows of these metrics, comma-separated (default: all)")
+	fs.Var(&metrics, "metrics", "use only the rows of these metrics, comma-separated or the flag repeated (default: all)")
 	workers := fs.Int("workers", 0, "parallel runs (default GOMAXPROCS)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: lab calibrate FILE.csv -fit key,key,... [flags]\n"+
@@ -37,11 +38,14 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || *fit == "" {
+	if len(pos) != 1 || !fit.given {
 		return badInput("usage: lab calibrate FILE.csv -fit key,key,... [-set key=value] [-json] [-o PROFILE]")
 	}
-	if *repeats < 0 || *maxEvals < 1 {
-		return badInput("-repeats %d and -max-evals %d: want >= 0 and >= 1", *repeats, *maxEvals)
+	if *repeats < 0 {
+		return badInput("-repeats %d: want at least 1 (0: each experiment's)", *repeats)
+	}
+	if *maxEvals < 1 {
+		return badInput("-max-evals %d: want at least 1", *maxEvals)
 	}
 	if err := checkWorkers(*workers); err != nil {
 		return err
@@ -51,13 +55,13 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return badInput("-o: %v", err)
 		}
 	}
-	keys, err := commaList("fit", *fit)
+	keys, err := commaList("fit", fit.value)
 	if err != nil {
 		return err
 	}
 	var keep []string
-	if *metrics != "" {
-		if keep, err = commaList("metrics", *metrics); err != nil {
+	if metrics.given {
+		if keep, err = commaList("metrics", metrics.value); err != nil {
 			return err
 		}
 	}
@@ -68,7 +72,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if keep != nil {
 		for _, k := range keep {
 			if !slices.ContainsFunc(ms, func(m labkit.Measurement) bool { return m.Metric == k }) {
-				return badInput("-metrics %s: no row of %s measures %s", *metrics, pos[0], k)
+				return badInput("-metrics %s: no row of %s measures %s", metrics.value, pos[0], k)
 			}
 		}
 		ms = slices.DeleteFunc(ms, func(m labkit.Measurement) bool { return !slices.Contains(keep, m.Metric) })

@@ -188,13 +188,44 @@ func emptyValue(fs *flag.FlagSet) error {
 }
 
 // commaList splits the value of a comma-separated flag (-fit a,b) and
-// refuses an empty item ("a,", "a,,b"), which names nothing.
+// refuses an empty item ("a,", "a,,b"), which names nothing, and an item
+// named twice.
 func commaList(flag, value string) ([]string, error) {
 	items := strings.Split(value, ",")
 	if slices.Contains(items, "") {
 		return nil, badInput("-%s %s: an empty name in the list (want name,name,...)", flag, value)
 	}
+	for i, it := range items {
+		if slices.Contains(items[:i], it) {
+			return nil, badInput("-%s %s: %s named twice", flag, value, it)
+		}
+	}
 	return items, nil
+}
+
+// listFlag is the value of a comma-separated flag that may also be
+// repeated, each time adding its names: "-fit a,b" and "-fit a -fit b" name
+// the same two (where the flag package would keep b alone). A default is
+// replaced by the first value given; commaList checks the names.
+type listFlag struct {
+	value string
+	given bool
+}
+
+func (l *listFlag) String() string {
+	if l == nil {
+		return ""
+	}
+	return l.value
+}
+
+func (l *listFlag) Set(s string) error {
+	if l.given {
+		l.value += "," + s
+	} else {
+		l.value, l.given = s, true
+	}
+	return nil
 }
 
 // flagParseError matches the flag package's errors for a value its type

@@ -212,6 +212,9 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"bench", "-against", "HEAD", "-against-runs", "cli-fixture,"}, "-against-runs cli-fixture,: an empty name in the list"},
 		{[]string{"calibrate", "m.csv", "-fit", "a,"}, "-fit a,: an empty name in the list"},
 		{[]string{"calibrate", "m.csv", "-fit", "a", "-metrics", ",x"}, "-metrics ,x: an empty name in the list"},
+		{[]string{"calibrate", "m.csv", "-fit", "a", "-fit", "a"}, "-fit a,a: a named twice"},
+		{[]string{"calibrate", "m.csv", "-fit", "a", "-metrics", "x", "-metrics", "x"}, "-metrics x,x: x named twice"},
+		{[]string{"calibrate", "m.csv", "-fit", "a", "-max-evals", "0"}, "-max-evals 0: want at least 1"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, tc.args...)
