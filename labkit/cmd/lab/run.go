@@ -216,9 +216,13 @@ func (f runFlags) check() error {
 			return badInput("%s: %v", out.flag, err)
 		}
 	}
-	if f.dir != "" {
-		if st, err := os.Stat(f.dir); err == nil && !st.IsDir() {
-			return badInput("-results %s: not a directory (a result store is one; -result names one file)", f.dir)
+	dir, name := f.dir, "-results "
+	if dir == "" {
+		dir, name = os.Getenv("SYNCLAB_RESULTS"), "SYNCLAB_RESULTS="
+	}
+	if dir != "" {
+		if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+			return badInput("%s%s: not a directory (a result store is one; -result names one file)", name, dir)
 		}
 	}
 	return nil

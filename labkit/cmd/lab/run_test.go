@@ -309,3 +309,23 @@ func TestRunTrace(t *testing.T) {
 		t.Error("a refused -trace wrote its file")
 	}
 }
+
+// A result store that is a file is refused before any work, whether
+// -results or SYNCLAB_RESULTS names it (the variable used to be only
+// warned about, run after run, and nothing was kept).
+func TestResultStoreNotADirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "store")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SYNCLAB_RESULTS", file)
+	code, _, stderr := runCLI(t, "run", "cli-fixture")
+	if want := "SYNCLAB_RESULTS=" + file + ": not a directory"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("SYNCLAB_RESULTS naming a file: exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
+	code, _, stderr = runCLI(t, "run", "cli-fixture", "-results", file)
+	if want := "-results " + file + ": not a directory"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("-results naming a file: exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+}
