@@ -73,10 +73,12 @@ func RunExperiment(ctx context.Context, e platforms.Experiment, opts RunOptions)
 	if serr := save(ctx, path, res); serr != nil {
 		kept := "" // without a journal (openJournal said why) nothing is kept
 		if b.journal != nil {
-			kept = " (its runs stay in the journal)"
+			kept = "; its runs stay in the journal"
+			if jerr := b.journal.close(); jerr != nil { // a full disk fails both
+				kept = fmt.Sprintf("; the journal kept only the runs before its first failed write (%v): the others will be computed again", jerr)
+			}
 		}
-		fmt.Fprintf(logw, "labkit: cannot write the result to the store%s: %v\n", kept, serr)
-		_ = b.journal.close()
+		fmt.Fprintf(logw, "labkit: cannot write the result to the store: %v%s\n", serr, kept)
 		return res, err
 	}
 	if jerr := b.journal.remove(); jerr != nil {
