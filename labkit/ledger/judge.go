@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,7 +104,9 @@ func (r *runs) values(name, variant string, point int, metric string) []float64 
 		if why == "" {
 			why = "no such variant, point or metric"
 		}
-		r.missing = append(r.missing, fmt.Sprintf("%s %s %s: %s", name, variant, metric, why))
+		if m := fmt.Sprintf("%s %s %s: %s", name, variant, metric, why); !slices.Contains(r.missing, m) { // a judge may read a cell twice (mean, ratio)
+			r.missing = append(r.missing, m)
+		}
 	}
 	return xs
 }

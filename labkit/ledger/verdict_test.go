@@ -256,6 +256,9 @@ func TestOneFailedVariantIsNeverJudged(t *testing.T) {
 			})
 			for _, j := range l.JudgeResults(res) {
 				b := base[j.ID]
+				if parts := strings.Split(strings.TrimPrefix(j.Why, "no result for "), "; "); j.Verdict == NotSimulated && len(slices.Compact(slices.Sorted(slices.Values(parts)))) != len(parts) {
+					t.Errorf("%s with %s/%s failed: %q names a missing cell twice", j.ID, r.Name, v.Name, j.Why)
+				}
 				switch {
 				case j.Verdict == NotSimulated && strings.Contains(j.Why, r.Name+" "+v.Name+" "):
 				case strings.Contains(j.Magnitude+j.Why, "everyone waits"): // a judge that reads the failure on purpose (arm-irqsave)
