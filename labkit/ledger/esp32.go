@@ -13,14 +13,19 @@ func lockSpin(r *runs, variant string) float64 {
 	return 100 * (r.mean("esp-main", variant, 0, "kernel_lock_spin_us") + r.mean("esp-main", variant, 0, "object_lock_spin_us")) / core
 }
 
+// perIncrement is metric of variant's run of the article's experiment per
+// guarded increment.
+func perIncrement(r *runs, variant, metric string) float64 {
+	return r.mean("esp-main", variant, 0, metric) / r.mean("esp-main", variant, 0, "expected_counter")
+}
+
 // mutexHandOffs says, from the article's run, how often the mutex changes
 // hands and what that costs its waiter. Under IDF v5.1 the waiter blocks
 // inside the queue's lock section, and its yield interrupt is taken when
 // the section ends; the holder, spinning on that lock meanwhile, gives and
 // wakes it first, so the interrupt finds it ready and switches nothing.
 func mutexHandOffs(r *runs) string {
-	n := r.mean("esp-main", "mutex", 0, "expected_counter")
-	per := func(metric string) float64 { return r.mean("esp-main", "mutex", 0, metric) / n }
+	per := func(metric string) float64 { return perIncrement(r, "mutex", metric) }
 	h, ipis, sw := per("handoffs"), per("ipis"), per("context_switches")
 	s := fmt.Sprintf("the mutex changes hands every %.1f increments, with %.2f crosscore interrupts and %.4f context switches per increment", 1/h, ipis, sw)
 	if ipis >= 0.8*h && sw < 0.1*h {
@@ -35,8 +40,7 @@ func mutexHandOffs(r *runs) string {
 // waiter, and the giver, blocking in its take, yields its own core to its
 // idle task through a second one (portYIELD_WITHIN_API).
 func handshakeHandOffs(r *runs) string {
-	n := r.mean("esp-main", "notify", 0, "expected_counter")
-	ipis, sw := r.mean("esp-main", "notify", 0, "ipis")/n, r.mean("esp-main", "notify", 0, "context_switches")/n
+	ipis, sw := perIncrement(r, "notify", "ipis"), perIncrement(r, "notify", "context_switches")
 	return fmt.Sprintf("every hand-off of the handshake (one per increment) takes %.2f crosscore interrupts and %.2f context switches: "+
 		"the give's interrupt switches the waiter's core from its idle task to the waiter, and the giver, blocking in its take, "+
 		"yields its own core to its idle task through another", ipis, sw)
@@ -69,7 +73,7 @@ var esp32Judges = map[string]judge{
 		case math.Abs(mu-r.value("mutex")) <= 10 && math.Abs(no-r.value("notify")) <= 10:
 			return Holds, mag, "notify leaves the cores idle more, by the article's amounts"
 		}
-		sw := r.mean("esp-main", "mutex", 0, "context_switches") / r.mean("esp-main", "mutex", 0, "expected_counter")
+		sw := perIncrement(r, "mutex", "context_switches")
 		if sw >= 0.01 {
 			return Partly, mag, fmt.Sprintf("notify's cores idle more, but not by the article's amounts; spinning on the kernel's locks, %s%% of both cores' time with the mutex, counts as CPU use", num(lockSpin(r, "mutex")))
 		}
@@ -146,8 +150,7 @@ var esp32Judges = map[string]judge{
 		return Contradicted, mag, "neither figure holds"
 	},
 	"esp-notify-ipi": func(r *runs) (Verdict, string, string) {
-		n := r.mean("esp-main", "notify", 0, "expected_counter")
-		ipis, sw := r.mean("esp-main", "notify", 0, "ipis")/n, r.mean("esp-main", "notify", 0, "context_switches")/n
+		ipis, sw := perIncrement(r, "notify", "ipis"), perIncrement(r, "notify", "context_switches")
 		mag := fmt.Sprintf("per increment of the handshake: %.2f crosscore interrupts, %.2f context switches (one hand-off per increment is the handshake's construction, an input; the interrupts and switches are results)", ipis, sw)
 		switch {
 		case ipis >= 0.5 && sw < 0.5:
