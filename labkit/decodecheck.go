@@ -152,7 +152,7 @@ func (c *checker) job(run Run) (int, error) {
 	if !c.shard.has(j) {
 		return 0, fmt.Errorf("run %d (variant %s, point %d, repeat %d) is not in shard %s", j, run.Variant, run.Point, run.Repeat, c.shard)
 	}
-	if want := RunSeed(c.e.Seed, run.Variant, run.Point, run.Repeat); run.Seed != want {
+	if want := RunSeed(c.e.Seed, run.Variant, run.Repeat); run.Seed != want {
 		return 0, fmt.Errorf("run %d has seed %d, its seed is %d", j, run.Seed, want)
 	}
 	if run.Failed() {

@@ -51,6 +51,7 @@ package labkit
 //	merge-duplicate          merge does not name a shard given twice                   labkit/store.go:Merge                                         labkit TestShardsPartitionJobs
 //	cache-shard              a cached shard stands for the whole result                labkit/cache.go:Result.matches                                labkit TestCacheKeysOnCodeAndShard
 //	seed-ignores-repeat      every repeat gets the same run seed                       labkit/runner.go:RunSeed                                      labkit TestRunSeedsDistinct
+//	seed-follows-position    a run's seed follows its point's place in the sweep        labkit/runner.go:batch.run                                    labkit TestPointResultsIgnoreTheSweep
 //	csv-repeat-column        the CSV's repeat column holds the point                   labkit/export.go:Result.WriteCSV                              labkit ExampleResult_WriteCSV
 //	doc-n-counts-failed      a JSON cell's n counts its failed runs                    labkit/export.go:NewRunDoc                                    labkit TestRunDocAndCSVAgree
 //	decode-repeated-run      a result file repeating a run is accepted                 labkit/decodecheck.go:Result.check                            labkit TestDecodeValidatesTheResult
@@ -318,6 +319,10 @@ var mutants = []mutant{
 		old: `binary.LittleEndian.PutUint64(b[:], uint64(repeat))`,
 		new: `binary.LittleEndian.PutUint64(b[:], 0)`,
 		pkg: "./labkit", test: "TestRunSeedsDistinct"},
+	{name: "seed-follows-position", file: "labkit/runner.go",
+		old: `Seed: RunSeed(e.Seed, e.Variants[v].Name, rep), Repeat: rep,`,
+		new: `Seed: RunSeed(e.Seed+uint64(p), e.Variants[v].Name, rep), Repeat: rep,`,
+		pkg: "./labkit", test: "TestPointResultsIgnoreTheSweep"},
 	{name: "csv-repeat-column", file: "labkit/export.go",
 		old: `row = append(row, strconv.Itoa(run.Repeat), strconv.FormatUint(run.Seed, 10))`,
 		new: `row = append(row, strconv.Itoa(run.Point), strconv.FormatUint(run.Seed, 10))`,

@@ -424,7 +424,7 @@ func (b *batch) run(ctx context.Context, k int, opts RunOptions) (*Run, error) {
 	v, p, rep := jobAt(e, b.shard.job(k))
 	spec := platforms.RunSpec{
 		Experiment: e.Name, Variant: e.Variants[v].Name, Params: e.PointParams(p),
-		Seed: RunSeed(e.Seed, e.Variants[v].Name, p, rep), Repeat: rep,
+		Seed: RunSeed(e.Seed, e.Variants[v].Name, rep), Repeat: rep,
 		Trace: opts.Trace && rep == 0, Detailed: opts.Detailed,
 	}
 	rr, err := e.Run(ctx, spec)
@@ -460,18 +460,22 @@ func checkMetrics(e platforms.Experiment, rr platforms.RunResult) error {
 	return nil
 }
 
-// RunSeed derives the seed of one run from the experiment seed, the variant,
-// the sweep point index and the repeat, so that results never depend on
-// scheduling.
-func RunSeed(seed uint64, variant string, point, repeat int) uint64 {
+// RunSeed derives the seed of one run from the experiment seed, the variant
+// and the repeat, so that results never depend on scheduling. Every point
+// of a sweep runs with the same seeds (common random numbers): a point's
+// runs do not depend on the sweep that holds them (hz=250 gives the same
+// numbers in -sweep hz=100,250, in -sweep hz=250,100 and with -set
+// hz=250), and two points differ by their parameters, not by their noise.
+func RunSeed(seed uint64, variant string, repeat int) uint64 {
 	h := sha256.New()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], seed)
 	h.Write(b[:])
 	h.Write([]byte(variant))
 	h.Write([]byte{0})
-	binary.LittleEndian.PutUint64(b[:], uint64(point))
-	h.Write(b[:])
+	// Eight zero bytes where result format 1 hashed the point's index:
+	// every run at a first sweep point keeps the seed it had.
+	h.Write(make([]byte, 8))
 	binary.LittleEndian.PutUint64(b[:], uint64(repeat))
 	h.Write(b[:])
 	return binary.LittleEndian.Uint64(h.Sum(nil))

@@ -53,24 +53,65 @@ func TestRunnerDeterministicAcrossGOMAXPROCS(t *testing.T) {
 
 func TestRunSeedsDistinct(t *testing.T) {
 	seen := map[uint64]bool{}
-	for _, v := range []string{"a", "b"} {
-		for p := range 10 {
+	for _, seed := range []uint64{1, 2} {
+		for _, v := range []string{"a", "b"} {
 			for r := range 10 {
-				s := RunSeed(1, v, p, r)
+				s := RunSeed(seed, v, r)
 				if seen[s] {
-					t.Fatalf("seed collision at %s %d %d", v, p, r)
+					t.Fatalf("seed collision at %d %s %d", seed, v, r)
 				}
 				seen[s] = true
 			}
 		}
 	}
 	// Golden values: every stored result and every bit-identical claim rests
-	// on this derivation, so changing it must show here.
-	if a, b := RunSeed(1, "a", 0, 0), RunSeed(42, "wfe", 3, 7); a != 18377786037655687604 || b != 14213965123094642572 {
+	// on this derivation, so changing it must show here. The first is also
+	// format 1's seed of its first point.
+	if a, b := RunSeed(1, "a", 0), RunSeed(42, "wfe", 7); a != 18377786037655687604 || b != 12705681367802185221 {
 		t.Fatalf("RunSeed changed: %d, %d", a, b)
 	}
-	if RunSeed(1, "a", 0, 0) == RunSeed(2, "a", 0, 0) {
-		t.Fatal("RunSeed ignores the experiment seed")
+}
+
+// TestPointResultsIgnoreTheSweep: a point's runs are the same whichever
+// sweep holds it, in whatever order, and the same as a run set to its
+// values: a reader who adds a point to a sweep, or reorders it, keeps the
+// numbers of the others.
+func TestPointResultsIgnoreTheSweep(t *testing.T) {
+	at200 := func(e platforms.Experiment) map[string]Run {
+		t.Helper()
+		res, err := Execute(context.Background(), e, RunOptions{Progress: NoProgress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := map[string]Run{}
+		for _, r := range res.Runs {
+			if res.Experiment.PointParams(r.Point)["work"] == 200 {
+				r.Point = 0 // its position is the only thing allowed to differ
+				runs[fmt.Sprint(r.Variant, r.Repeat)] = r
+			}
+		}
+		if len(runs) != 10 {
+			t.Fatalf("%d runs at work=200, want 10", len(runs))
+		}
+		return runs
+	}
+	up, err := fixture().WithSweep("work", 50, 100, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, err := fixture().WithSweep("work", 200, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := fixture().With("work", 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := at200(up)
+	for name, e := range map[string]platforms.Experiment{"the sweep reversed": down, "-set work=200": set} {
+		if got := at200(e); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the runs at work=200 differ from the sweep 50,100,200's", name)
+		}
 	}
 }
 

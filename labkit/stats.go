@@ -78,17 +78,49 @@ type Ratio struct {
 // Samples of size one or without spread give a zero-width interval.
 func RatioCI(a, b []float64) Ratio {
 	ma, mb := stat.Mean(a, nil), stat.Mean(b, nil)
-	r := Ratio{Value: ma / mb, Lo: ma / mb, Hi: ma / mb, Bounded: true}
 	va, vb := sqErr(a), sqErr(b)
 	if va == 0 && vb == 0 {
-		return r
+		return fieller(ma, mb, 0, 0, 0, 1)
 	}
 	// Welch-Satterthwaite df of va + r^2 vb.
-	wa, wb := va, r.Value*r.Value*vb
+	wa, wb := va, ma*ma/(mb*mb)*vb
 	df := (wa + wb) * (wa + wb) / (wa*wa/float64(max(len(a)-1, 1)) + wb*wb/float64(max(len(b)-1, 1)))
+	return fieller(ma, mb, va, vb, 0, df)
+}
+
+// PairedRatioCI returns mean(a)/mean(b) with Fieller's 95% interval for
+// paired samples, a[i] and b[i] measured under the same conditions (the
+// same seed at two sweep points, which share their seeds: RunSeed): the set
+// of r whose differences a[i] - r*b[i] have a mean within Student's t
+// (n-1 degrees of freedom) of zero. Noise common to a pair cancels, so a
+// change that the same seeds reproduce exactly has a zero-width interval.
+// a and b must have the same length, at least one; otherwise every field
+// is NaN and Bounded false.
+func PairedRatioCI(a, b []float64) Ratio {
+	n := len(a)
+	if n == 0 || len(b) != n {
+		return Ratio{Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	}
+	ma, mb := stat.Mean(a, nil), stat.Mean(b, nil)
+	if n < 2 {
+		return fieller(ma, mb, 0, 0, 0, 1)
+	}
+	f := float64(n)
+	return fieller(ma, mb, stat.Variance(a, nil)/f, stat.Variance(b, nil)/f, stat.Covariance(a, b, nil)/f, f-1)
+}
+
+// fieller is ma/mb with the 95% interval of the r that satisfy
+// (ma - r*mb)^2 <= t^2 (va - 2r*cab + r^2 vb), the squared standard errors of
+// the means va, vb and their covariance cab, t Student's with df degrees of
+// freedom. Without spread (va, vb, cab all 0) the interval has zero width.
+func fieller(ma, mb, va, vb, cab, df float64) Ratio {
+	r := Ratio{Value: ma / mb, Lo: ma / mb, Hi: ma / mb, Bounded: true}
+	if va == 0 && vb == 0 && cab == 0 {
+		return r
+	}
 	t2 := math.Pow(tQuantile(0.95, df), 2)
 	qa := mb*mb - t2*vb
-	qb := -2 * ma * mb
+	qb := -2*ma*mb + 2*t2*cab
 	qc := ma*ma - t2*va
 	disc := qb*qb - 4*qa*qc
 	if qa <= 0 || disc < 0 {
@@ -98,6 +130,25 @@ func RatioCI(a, b []float64) Ratio {
 	sq := math.Sqrt(disc)
 	r.Lo, r.Hi = (-qb-sq)/(2*qa), (-qb+sq)/(2*qa)
 	return r
+}
+
+// PairedRatio is the ratio of a metric's mean at point p to its mean at
+// point q, for one variant, with PairedRatioCI's interval over the repeats
+// that succeeded at both (a repeat runs with the same seed at every point).
+func (r *Result) PairedRatio(variant string, p, q int, metric string) Ratio {
+	at := map[int]float64{}
+	for _, run := range r.runsAt(variant, q, false) {
+		if x, ok := run.Metrics[metric]; ok {
+			at[run.Repeat] = x
+		}
+	}
+	var a, b []float64
+	for _, run := range r.runsAt(variant, p, false) {
+		if y, ok := at[run.Repeat]; ok {
+			a, b = append(a, run.Metrics[metric]), append(b, y)
+		}
+	}
+	return PairedRatioCI(a, b)
 }
 
 // sqErr is the squared standard error of the mean (0 for fewer than two values).

@@ -70,6 +70,54 @@ func TestRatioCI(t *testing.T) {
 	}
 }
 
+// TestPairedRatioCI: at each end of Fieller's paired interval the
+// differences a[i] - r*b[i] have a 95% interval (Summarize's, Student's t)
+// that just reaches zero; pairs that share their noise give a narrower
+// interval than the same numbers taken as independent, and exact pairs none.
+func TestPairedRatioCI(t *testing.T) {
+	a := []float64{10.2, 11.1, 12.3, 9.8}
+	b := []float64{5.0, 5.4, 6.1, 4.9}
+	r := PairedRatioCI(a, b)
+	if !r.Bounded || !near(r.Value, 43.4/21.4, 1e-12) || r.Lo >= r.Value || r.Hi <= r.Value {
+		t.Fatalf("%+v", r)
+	}
+	for _, end := range []float64{r.Lo, r.Hi} {
+		d := make([]float64, len(a))
+		for i := range a {
+			d[i] = a[i] - end*b[i]
+		}
+		if s := Summarize(d); !near(math.Min(math.Abs(s.Lo), math.Abs(s.Hi)), 0, 1e-9) {
+			t.Errorf("at r = %g the differences' interval is [%g, %g], not touching zero", end, s.Lo, s.Hi)
+		}
+	}
+	if ind := RatioCI(a, b); ind.Hi-ind.Lo <= r.Hi-r.Lo {
+		t.Errorf("paired interval %+v not narrower than independent %+v for pairs that share their noise", r, ind)
+	}
+	if r := PairedRatioCI([]float64{3, 4, 5}, []float64{3, 4, 5}); r != (Ratio{1, 1, 1, true}) {
+		t.Errorf("identical pairs: %+v, want exactly 1", r)
+	}
+	if r := PairedRatioCI([]float64{1, 2}, []float64{1}); !math.IsNaN(r.Value) || r.Bounded {
+		t.Errorf("unequal lengths: %+v, want NaN", r)
+	}
+}
+
+// TestPairedRatioPairsByRepeat: a repeat that failed at one point leaves
+// its pair out, so the others stay paired by seed.
+func TestPairedRatioPairsByRepeat(t *testing.T) {
+	res := &Result{Runs: []Run{
+		{Variant: "v", Point: 0, Repeat: 0, Metrics: map[string]float64{"m": 2}},
+		{Variant: "v", Point: 0, Repeat: 1, Err: "deadlock"},
+		{Variant: "v", Point: 0, Repeat: 2, Metrics: map[string]float64{"m": 4}},
+		{Variant: "v", Point: 1, Repeat: 0, Metrics: map[string]float64{"m": 1}},
+		{Variant: "v", Point: 1, Repeat: 1, Metrics: map[string]float64{"m": 100}},
+		{Variant: "v", Point: 1, Repeat: 2, Metrics: map[string]float64{"m": 2}},
+	}}
+	want := PairedRatioCI([]float64{2, 4}, []float64{1, 2})
+	if r := res.PairedRatio("v", 0, 1, "m"); r.Value != 2 || r != want {
+		t.Errorf("%+v, want %+v (repeats 0 and 2)", r, want)
+	}
+}
+
 func ExampleSummarize() {
 	s := Summarize([]float64{2, 4, 4, 4, 5, 5, 7, 9})
 	fmt.Printf("mean %.2f sd %.3f 95%% CI [%.3f, %.3f]\n", s.Mean, s.SD, s.Lo, s.Hi)

@@ -20,8 +20,11 @@ import (
 	"synclab/platforms"
 )
 
-// FormatVersion is the version of the result file format.
-const FormatVersion = 1
+// FormatVersion is the version of the result file format. In version 2
+// every sweep point runs with the same seeds (RunSeed), where version 1
+// hashed the point's index: a version 1 file is refused by its version, not
+// as corrupt for seeds that no longer match.
+const FormatVersion = 2
 
 // A result file is: magic (8 bytes) | format version (uint32 LE) |
 // payload length (uint64 LE) | SHA-256 of the payload | msgpack payload.

@@ -106,7 +106,7 @@ func TestSummaryTableOneUnitPerMetric(t *testing.T) {
 func TestFailuresTableNamesThePoint(t *testing.T) {
 	res := failingFixture(t, func(s platforms.RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 200 && s.Repeat == 2 })
 	tab := FailuresTable(res)
-	seed := RunSeed(res.Experiment.Seed, "slow", 2, 2)
+	seed := RunSeed(res.Experiment.Seed, "slow", 2)
 	want := [][]string{{"slow", "200", "2", fmt.Sprint(seed), "deadlock at 1ms: worker/1 (core 1) waits on lock"}}
 	if !reflect.DeepEqual(tab.Rows, want) || !slices.Equal(tab.Header, []string{"variant", "work", "repeat", "seed", "error"}) {
 		t.Errorf("header %q rows %q, want rows %q", tab.Header, tab.Rows, want)

@@ -105,7 +105,7 @@ func TestRunJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Runs) != 8 {
 		t.Fatalf("-runs: exit %d, %v, %d runs\n%s", code, err, len(got.Runs), stderr)
 	}
-	if r := got.Runs[5]; r.Variant != "b" || r.Repeat != 1 || r.Metrics["cost"] != 41 || r.Seed != labkit.RunSeed(7, "b", 0, 1) {
+	if r := got.Runs[5]; r.Variant != "b" || r.Repeat != 1 || r.Metrics["cost"] != 41 || r.Seed != labkit.RunSeed(7, "b", 1) {
 		t.Fatalf("run 5: %+v", r)
 	}
 }
