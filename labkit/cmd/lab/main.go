@@ -114,10 +114,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "calibrate":
 		err = cmdCalibrate(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		if cmd == "help" && len(rest) > 0 { // lab help run [NAME] is lab run [NAME] -h
+		switch {
+		case cmd != "help" || len(rest) == 0:
+			fmt.Fprint(stdout, usage)
+		case len(rest) > 2 || len(rest) == 2 && rest[0] != "run":
+			// Only run takes a NAME: a word after any other command
+			// would be dropped, and the reader told nothing.
+			err = badInput("help: unexpected arguments %q (lab help COMMAND, or lab help run NAME)", rest[1:])
+		default: // lab help run [NAME] is lab run [NAME] -h
 			return run(ctx, append(slices.Clone(rest), "-h"), stdout, stderr)
 		}
-		fmt.Fprint(stdout, usage)
 	default:
 		err = badInput("unknown command %q\n%s", cmd, usage)
 	}

@@ -148,6 +148,8 @@ func TestBadInputExitStatus2(t *testing.T) {
 	}{
 		{nil, "usage"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"help", "list", "a", "b"}, `help: unexpected arguments ["a" "b"] (lab help COMMAND, or lab help run NAME)`},
+		{[]string{"help", "run", "cli-fixture", "x"}, `help: unexpected arguments ["cli-fixture" "x"]`},
 		{[]string{"run"}, "usage: lab run NAME"},
 		{[]string{"run", "nope"}, "known: cli-deadlock, cli-fixture"},
 		{[]string{"run", "cli-fixture", "-set", "n=1000"}, "parameter n: value 1000 out of range [1, 100]"},

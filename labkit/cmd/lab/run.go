@@ -32,7 +32,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("run", stderr)
 	var f runFlags
 	fs.Var(&f.sets, "set", "override a parameter: -set key=value (repeatable)")
-	fs.Var(&f.sweeps, "sweep", "sweep a parameter: -sweep key=v1,v2,... (repeatable: a grid, the last varying fastest; replaces the experiment's sweep of key)")
+	fs.Var(&f.sweeps, "sweep", "sweep a parameter: -sweep key=v1,v2,... (repeatable: a grid, the last varying fastest; replaces the experiment's sweep of key; every point runs with the same seeds)")
 	fs.Var(&f.variants, "variant", "run only this variant (repeatable)")
 	fs.StringVar(&f.seed, "seed", "", "experiment `seed`, a 64-bit unsigned integer (default: the experiment's)")
 	fs.IntVar(&f.repeats, "repeats", 0, "repeats per variant and sweep point, at least 1 (default: the experiment's)")
