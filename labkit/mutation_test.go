@@ -52,6 +52,7 @@ package labkit
 //	cache-shard              a cached shard stands for the whole result                labkit/cache.go:Result.matches                                labkit TestCacheKeysOnCodeAndShard
 //	seed-ignores-repeat      every repeat gets the same run seed                       labkit/runner.go:RunSeed                                      labkit TestRunSeedsDistinct
 //	seed-follows-position    a run's seed follows its point's place in the sweep        labkit/runner.go:batch.run                                    labkit TestPointResultsIgnoreTheSweep
+//	claims-one-seed          a claim calls a direction from one seed per variant        labkit/reference.go:Claim.verdict                             labkit TestClaimsFromOneSeed
 //	csv-repeat-column        the CSV's repeat column holds the point                   labkit/export.go:Result.WriteCSV                              labkit ExampleResult_WriteCSV
 //	doc-n-counts-failed      a JSON cell's n counts its failed runs                    labkit/export.go:NewRunDoc                                    labkit TestRunDocAndCSVAgree
 //	decode-repeated-run      a result file repeating a run is accepted                 labkit/decodecheck.go:Result.check                            labkit TestDecodeValidatesTheResult
@@ -323,6 +324,10 @@ var mutants = []mutant{
 		old: `Seed: RunSeed(e.Seed, e.Variants[v].Name, rep), Repeat: rep,`,
 		new: `Seed: RunSeed(e.Seed+uint64(p), e.Variants[v].Name, rep), Repeat: rep,`,
 		pkg: "./labkit", test: "TestPointResultsIgnoreTheSweep"},
+	{name: "claims-one-seed", file: "labkit/reference.go",
+		old: `case min(len(xa), len(xb)) < 2 && art != 0:`,
+		new: `case false:`,
+		pkg: "./labkit", test: "TestClaimsFromOneSeed"},
 	{name: "csv-repeat-column", file: "labkit/export.go",
 		old: `row = append(row, strconv.Itoa(run.Repeat), strconv.FormatUint(run.Seed, 10))`,
 		new: `row = append(row, strconv.Itoa(run.Point), strconv.FormatUint(run.Seed, 10))`,

@@ -123,7 +123,8 @@ type Claim struct {
 	Sides   []ClaimSide `json:"sides"`
 	// Direction compares the sign of Sides[0]-Sides[1] in the article and
 	// in the simulation: "agrees", "disagrees", "unresolved" (the simulated
-	// ratio's 95% interval contains 1), "n/a" (one side only) or "failed"
+	// ratio's 95% interval contains 1, or a side has one seed, whose noise
+	// is unknown), "n/a" (one side only) or "failed"
 	// (every run of a side failed).
 	Direction string `json:"direction"`
 	// SimRatio is Sides[0]/Sides[1] simulated, with Fieller's interval.
@@ -213,14 +214,20 @@ func (c *Claim) verdict(r *Result, point int) {
 		return
 	}
 	a, b := c.Sides[0], c.Sides[1]
-	c.SimRatio = RatioCI(r.Values(a.Variant, point, c.Metric), r.Values(b.Variant, point, c.Metric))
+	xa, xb := r.Values(a.Variant, point, c.Metric), r.Values(b.Variant, point, c.Metric)
+	c.SimRatio = RatioCI(xa, xb)
 	art := sign(a.Article - b.Article)
 	sim := sign(a.Sim.Mean - b.Sim.Mean)
 	rel := map[int]string{-1: "<", 0: "=", 1: ">"}
 	switch {
+	case min(len(xa), len(xb)) < 2 && art != 0:
+		// One run has no spread to test a difference against (RatioCI's
+		// interval has zero width): the direction could be the seed's.
+		c.Direction = "unresolved"
+		c.Verdict = fmt.Sprintf("article: %s %s %s; model: %s %s %s in one seed, which cannot tell a difference from noise (-repeats 3 tests it); values %s", a.Variant, rel[art], b.Variant, a.Variant, rel[sim], b.Variant, mag)
 	case c.SimRatio.Lo <= 1 && c.SimRatio.Hi >= 1 && art != 0:
 		c.Direction = "unresolved"
-		c.Verdict = fmt.Sprintf("article: %s %s %s; model: difference within noise (ratio %.3g [%.3g, %.3g]); values %s", a.Variant, rel[art], b.Variant, c.SimRatio.Value, c.SimRatio.Lo, c.SimRatio.Hi, mag)
+		c.Verdict = fmt.Sprintf("article: %s %s %s; model: difference not resolved by the seeds (ratio %.3g [%.3g, %.3g]); values %s", a.Variant, rel[art], b.Variant, c.SimRatio.Value, c.SimRatio.Lo, c.SimRatio.Hi, mag)
 	case art == sim && worst <= 10:
 		c.Direction = "agrees"
 		c.Verdict = "reproduced: same direction, " + mag

@@ -116,6 +116,23 @@ func TestClaims(t *testing.T) {
 	}
 }
 
+// TestClaimsFromOneSeed: one run per variant has no spread to test a
+// difference against, so no direction is called, however far apart the
+// two values are.
+func TestClaimsFromOneSeed(t *testing.T) {
+	e := fixture()
+	e.Repeats = 1
+	res, err := Execute(context.Background(), e, RunOptions{Progress: NoProgress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Claims() {
+		if c.Direction != "unresolved" || !strings.Contains(c.Verdict, "in one seed, which cannot tell a difference from noise") {
+			t.Errorf("%s from one seed: %s: %s", c.Metric, c.Direction, c.Verdict)
+		}
+	}
+}
+
 // The claims say where the simulated side comes from: the run's
 // parameters, at its sweep point when it has one, or at the sweep's first
 // point when the sweep leaves the parameters' own values out.
