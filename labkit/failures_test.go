@@ -76,26 +76,35 @@ func TestFailedRunsRoundTripThroughTheStore(t *testing.T) {
 	}
 }
 
-func TestConclusionHolds(t *testing.T) {
+func TestConclusionJudge(t *testing.T) {
 	res := failingFixture(t, func(s platforms.RunSpec) bool { return s.Variant == "slow" && s.Params["work"] == 50 })
 	// Point 0 (work=50): slow failed entirely; fast's time_ms is ~0.01 ms.
 	ok := fixtureResult(t) // slow is 1.5x slower than fast everywhere
+	// Means a seed could swap: 2 against 2.15 from two seeds each, and 1
+	// against 2 from one seed each.
+	noisy := &Result{Runs: []Run{
+		{Variant: "a", Repeat: 0, Metrics: map[string]float64{"m": 1}}, {Variant: "a", Repeat: 1, Metrics: map[string]float64{"m": 3}},
+		{Variant: "b", Repeat: 0, Metrics: map[string]float64{"m": 2.1}}, {Variant: "b", Repeat: 1, Metrics: map[string]float64{"m": 2.2}},
+		{Variant: "c", Metrics: map[string]float64{"m": 1}}, {Variant: "d", Metrics: map[string]float64{"m": 2}},
+	}}
 	tests := []struct {
 		c    Conclusion
 		r    *Result
-		want bool
+		want Judgement
 	}{
-		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: true}, ok, true},
-		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: false}, ok, false},
-		{Conclusion{Metric: "ops_s", A: "fast", B: "slow", Less: false}, ok, true},
-		{Conclusion{Metric: "time_ms", A: "fast", B: "fast", Less: true}, ok, false}, // equal means
-		{Conclusion{Metric: "time_ms", A: "fast", B: "fast", Less: false}, ok, false},
-		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: false}, res, false}, // slow has no runs
-		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: true}, res, false},
+		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: true}, ok, Holds},
+		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: false}, ok, Fails},
+		{Conclusion{Metric: "ops_s", A: "fast", B: "slow", Less: false}, ok, Holds},
+		{Conclusion{Metric: "time_ms", A: "fast", B: "fast", Less: true}, ok, Unresolved}, // equal means
+		{Conclusion{Metric: "time_ms", A: "fast", B: "fast", Less: false}, ok, Unresolved},
+		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: false}, res, NoRuns}, // slow has no runs
+		{Conclusion{Metric: "time_ms", A: "fast", B: "slow", Less: true}, res, NoRuns},
+		{Conclusion{Metric: "m", A: "b", B: "a", Less: true}, noisy, Unresolved}, // 2.15 > 2, within the seeds' noise
+		{Conclusion{Metric: "m", A: "d", B: "c", Less: true}, noisy, Unresolved}, // one seed each
 	}
 	for _, tc := range tests {
-		if got := tc.c.Holds(tc.r); got != tc.want {
-			t.Errorf("%v on %s: Holds = %v, want %v", tc.c, map[bool]string{true: "a clean result", false: "a result with failures"}[tc.r == ok], got, tc.want)
+		if got := tc.c.Judge(tc.r); got != tc.want {
+			t.Errorf("%v: Judge = %v, want %v", tc.c, got, tc.want)
 		}
 	}
 }
@@ -106,7 +115,8 @@ func TestDefaultConclusionsFirstVariantVersusEachOther(t *testing.T) {
 	run := func(v string, m, flat float64) Run {
 		return Run{Variant: v, Metrics: map[string]float64{"m": m, "flat": flat}}
 	}
-	res := &Result{Experiment: e, Runs: []Run{run("ref", 5, 1), run("lo", 2, 1), run("hi", 9, 1), {Variant: "dead", Err: "deadlock"}}}
+	// Two seeds each, alike: no spread, so each order holds beyond noise.
+	res := &Result{Experiment: e, Runs: []Run{run("ref", 5, 1), run("ref", 5, 1), run("lo", 2, 1), run("lo", 2, 1), run("hi", 9, 1), run("hi", 9, 1), {Variant: "dead", Err: "deadlock"}}}
 	got := DefaultConclusions(res)
 	want := []Conclusion{
 		{Metric: "m", A: "ref", B: "lo", Less: false},
@@ -116,7 +126,7 @@ func TestDefaultConclusionsFirstVariantVersusEachOther(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 	for i := range want {
-		if got[i] != want[i] || !got[i].Holds(res) {
+		if got[i] != want[i] || got[i].Judge(res) != Holds {
 			t.Errorf("conclusion %d: got %v, want %v holding on its baseline", i, got[i], want[i])
 		}
 	}
@@ -145,9 +155,9 @@ func TestSensitivityTableShowsFailedCases(t *testing.T) {
 		}
 		if failing {
 			found = true
-			for i, h := range c.Holds {
-				if h {
-					t.Errorf("conclusion %v holds without runs of slow", s.Conclusions[i])
+			for i, j := range c.Judged {
+				if j != NoRuns {
+					t.Errorf("conclusion %v is %v without runs of slow", s.Conclusions[i], j)
 				}
 			}
 		}

@@ -117,7 +117,8 @@ package labkit
 //	sens-tornado-base        tornado change taken against the case, not baseline       labkit/sensitivity.go:Sensitivity.TornadoBars                 labkit TestSensitivityWhichParametersMoveTheConclusion
 //	sens-tornado-sides       tornado bars' Low and High swapped                        labkit/sensitivity.go:Sensitivity.TornadoBars                 labkit TestSensitivityWhichParametersMoveTheConclusion
 //	sens-baseline-failed     baseline failures give no failed-runs column              labkit/sensitivity.go:Sensitivity.Table                       labkit TestSensitivityTableBaselineFailures
-//	sens-holds-nohold-text   A without runs reads FAILS, not no runs                   labkit/sensitivity.go:holdsText                               labkit TestSensitivityTableBaselineFailures
+//	sens-holds-nohold-text   A without runs reads unresolved, not no runs              labkit/sensitivity.go:Conclusion.Judge                        labkit TestSensitivityTableBaselineFailures
+//	sens-judge-noise         a flip within the seeds' noise reads FAILS                labkit/sensitivity.go:Conclusion.Judge                        labkit TestConclusionJudge
 //	num-sci-edge             Num(0.001) in scientific notation                         labkit/format.go:sigDigits                                    labkit TestFormatEdges
 //	num-neg-group            Num(-123456) grouped as -,123,456                         labkit/format.go:groupThousands                               labkit TestFormatEdges
 //	meanci-half-digit        MeanCI writes 100 ± 0.07 as 100 ± <0.1                    labkit/format.go:MeanCI                                       labkit TestFormatEdges
@@ -587,9 +588,13 @@ var mutants = []mutant{
 		new: `anyFailed := false`,
 		pkg: "./labkit", test: "TestSensitivityTableBaselineFailures"},
 	{name: "sens-holds-nohold-text", file: "labkit/sensitivity.go",
-		old: `len(r.Values(c.A, 0, c.Metric)) == 0 || len(r.Values(c.B, 0, c.Metric)) == 0`,
-		new: `len(r.Values(c.B, 0, c.Metric)) == 0`,
+		old: `if len(a) == 0 || len(b) == 0 {`,
+		new: `if len(b) == 0 {`,
 		pkg: "./labkit", test: "TestSensitivityTableBaselineFailures"},
+	{name: "sens-judge-noise", file: "labkit/sensitivity.go",
+		old: `case min(len(a), len(b)) < 2, ma == mb, ratio.Lo <= 1 && 1 <= ratio.Hi:`,
+		new: `case min(len(a), len(b)) < 2, ma == mb, ratio.Lo > ratio.Hi:`,
+		pkg: "./labkit", test: "TestConclusionJudge"},
 	{name: "num-sci-edge", file: "labkit/format.go",
 		old: `if a < 1e-3 || a >= 1e15 {`,
 		new: `if a <= 1e-3 || a >= 1e15 {`,

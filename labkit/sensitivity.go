@@ -31,17 +31,46 @@ func (c Conclusion) String() string {
 	return fmt.Sprintf("%s %s %s on %s", c.A, op, c.B, c.Metric)
 }
 
-// Holds reports whether the conclusion holds in r at sweep point 0 (a
-// sensitivity run has no sweep): A's mean of Metric is strictly below (Less)
-// or above B's. It does not hold when either variant has no successful run
-// (all failed, or not in r).
-func (c Conclusion) Holds(r *Result) bool {
-	a := r.Summary(c.A, 0, c.Metric).Mean
-	b := r.Summary(c.B, 0, c.Metric).Mean
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return false
+// Judgement is how a conclusion fares in a result.
+type Judgement int
+
+// The judgements, from Conclusion.Judge.
+const (
+	// Fails: the two means are in the other order, beyond the seeds' noise.
+	Fails Judgement = iota
+	// Holds: the means are in the conclusion's order, beyond the seeds' noise.
+	Holds
+	// Unresolved: the seeds cannot tell the order (the ratio's 95%
+	// interval holds 1, or a variant has one successful run, no spread to
+	// test against).
+	Unresolved
+	// NoRuns: a variant has no successful run to judge.
+	NoRuns
+)
+
+// String is the judgement as a table shows it.
+func (j Judgement) String() string {
+	return [...]string{Fails: "FAILS", Holds: "holds", Unresolved: "unresolved", NoRuns: "no runs"}[j]
+}
+
+// Judge judges the conclusion in r at sweep point 0 (a sensitivity run
+// has no sweep): A's mean of Metric against B's, with Fieller's interval
+// of their ratio (RatioCI: the variants run with their own seeds). A flip
+// that rests on two means a seed could swap is Unresolved, not Fails.
+func (c Conclusion) Judge(r *Result) Judgement {
+	a, b := r.Values(c.A, 0, c.Metric), r.Values(c.B, 0, c.Metric)
+	if len(a) == 0 || len(b) == 0 {
+		return NoRuns
 	}
-	return (a < b) == c.Less && a != b
+	ratio := RatioCI(a, b)
+	ma, mb := r.Summary(c.A, 0, c.Metric).Mean, r.Summary(c.B, 0, c.Metric).Mean
+	switch {
+	case min(len(a), len(b)) < 2, ma == mb, ratio.Lo <= 1 && 1 <= ratio.Hi:
+		return Unresolved
+	case (ma < mb) == c.Less:
+		return Holds
+	}
+	return Fails
 }
 
 // SensitivityCase is the experiment run with one ASSUME parameter at its Low
@@ -51,9 +80,9 @@ type SensitivityCase struct {
 	Value  float64 `json:"value"`
 	Side   string  `json:"side"` // "low" or "high"
 	Result *Result `json:"-"`
-	// Holds says, per conclusion, whether it still holds.
-	Holds []bool `json:"holds"`
-	// Failed counts the case's failed runs (left out of Holds' means).
+	// Judged is, per conclusion, how it fares in the case.
+	Judged []Judgement `json:"judged"`
+	// Failed counts the case's failed runs (left out of Judged's means).
 	Failed int `json:"failed,omitempty"`
 }
 
@@ -129,7 +158,7 @@ func RunSensitivity(ctx context.Context, e platforms.Experiment, conclusions []C
 		c := &s.Cases[i]
 		c.Failed = len(c.Result.Failures())
 		for _, con := range conclusions {
-			c.Holds = append(c.Holds, con.Holds(c.Result))
+			c.Judged = append(c.Judged, con.Judge(c.Result))
 		}
 	}
 	runs := len(base.Runs)
@@ -220,10 +249,9 @@ func (s *Sensitivity) Tornado(variant, metric string) *Chart {
 	return Tornado(fmt.Sprintf("%s: sensitivity of %s (%s)", s.Experiment, metric, variant), "% change", s.TornadoBars(variant, metric))
 }
 
-// Table lists every case (the baseline first) and whether each conclusion
-// holds; when runs failed, a "failed runs" column says how many and why,
-// and a conclusion that cannot be judged because a variant's runs all
-// failed reads "no runs".
+// Table lists every case (the baseline first) and how each conclusion
+// fares (Judgement); when runs failed, a "failed runs" column says how many
+// and why.
 func (s *Sensitivity) Table() Table {
 	t := Table{Title: s.Experiment + ": which conclusions hold across the ASSUME ranges", Header: []string{"parameter", "side", "value"}}
 	for _, c := range s.Conclusions {
@@ -236,9 +264,9 @@ func (s *Sensitivity) Table() Table {
 	if anyFailed {
 		t.Header = append(t.Header, "failed runs")
 	}
-	addRow := func(row []string, r *Result, holds []bool) {
-		for i, c := range s.Conclusions {
-			row = append(row, holdsText(c, r, holds[i]))
+	addRow := func(row []string, r *Result, judged []Judgement) {
+		for _, j := range judged {
+			row = append(row, j.String())
 		}
 		if f := r.Failures(); len(f) > 0 {
 			row = append(row, fmt.Sprintf("%d of %d: %s", len(f), len(r.Runs), f[0].Err))
@@ -247,24 +275,13 @@ func (s *Sensitivity) Table() Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	var base []bool
+	var base []Judgement
 	for _, c := range s.Conclusions {
-		base = append(base, c.Holds(s.Baseline))
+		base = append(base, c.Judge(s.Baseline))
 	}
 	addRow([]string{"(baseline)", "", ""}, s.Baseline, base)
 	for _, c := range s.Cases {
-		addRow([]string{c.Param, c.Side, Num(c.Value)}, c.Result, c.Holds) // judged by RunSensitivity
+		addRow([]string{c.Param, c.Side, Num(c.Value)}, c.Result, c.Judged) // judged by RunSensitivity
 	}
 	return t
-}
-
-// holdsText renders whether conclusion c holds in r (holds is c.Holds(r)).
-func holdsText(c Conclusion, r *Result, holds bool) string {
-	switch {
-	case holds:
-		return "holds"
-	case len(r.Values(c.A, 0, c.Metric)) == 0 || len(r.Values(c.B, 0, c.Metric)) == 0:
-		return "no runs"
-	}
-	return "FAILS"
 }

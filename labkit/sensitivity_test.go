@@ -27,7 +27,7 @@ func TestSensitivityCasesSideBySide(t *testing.T) {
 	}
 	for i, c := range one.Cases {
 		d := four.Cases[i]
-		if c.Param != d.Param || c.Side != d.Side || !reflect.DeepEqual(c.Holds, d.Holds) || !reflect.DeepEqual(c.Result.Runs, d.Result.Runs) {
+		if c.Param != d.Param || c.Side != d.Side || !reflect.DeepEqual(c.Judged, d.Judged) || !reflect.DeepEqual(c.Result.Runs, d.Result.Runs) {
 			t.Errorf("case %d: %s %s with 1 worker, %s %s with 4, or different runs", i, c.Param, c.Side, d.Param, d.Side)
 		}
 	}
@@ -63,7 +63,7 @@ func TestSensitivityStops(t *testing.T) {
 // 20-80 and b's 10-60.
 func twoServers() platforms.Experiment {
 	return platforms.Experiment{
-		Name: "two-servers", Platform: "testbed", Repeats: 1, Seed: 1,
+		Name: "two-servers", Platform: "testbed", Repeats: 2, Seed: 1, // two seeds: no spread, so every order is resolved
 		Params: platforms.Params{
 			{Key: "a", Value: 40, Unit: "ns", Prov: platforms.ASSUME, Source: "guess", Min: 0, Max: 1000, Low: 20, High: 80},
 			{Key: "b", Value: 30, Unit: "ns", Prov: platforms.ASSUME, Source: "guess", Min: 0, Max: 1000, Low: 10, High: 60},
@@ -102,7 +102,7 @@ func TestSensitivityWhichParametersMoveTheConclusion(t *testing.T) {
 	want := []cs{{"a", "low", 20, true}, {"a", "high", 80, false}, {"b", "low", 10, false}, {"b", "high", 60, true}}
 	var got []cs
 	for _, c := range s.Cases {
-		got = append(got, cs{c.Param, c.Side, c.Value, len(c.Holds) == 1 && c.Holds[0]})
+		got = append(got, cs{c.Param, c.Side, c.Value, len(c.Judged) == 1 && c.Judged[0] == Holds})
 		if v := c.Result.Experiment.Params.Get(c.Param); v != c.Value {
 			t.Errorf("case %s %s: ran with %s = %g, want %g", c.Param, c.Side, c.Param, v, c.Value)
 		}
@@ -178,7 +178,7 @@ func TestSensitivityTableBaselineFailures(t *testing.T) {
 			t.Errorf("row %q: %d cells for %d columns", r, len(r), len(tab.Header))
 		}
 	}
-	if r := tab.Rows[0]; r[3] != "no runs" || r[4] != "1 of 2: deadlock at the defaults" {
+	if r := tab.Rows[0]; r[3] != "no runs" || r[4] != "2 of 4: deadlock at the defaults" {
 		t.Errorf("baseline row %q", r)
 	}
 }

@@ -132,12 +132,15 @@ func fieller(ma, mb, va, vb, cab, df float64) Ratio {
 	return r
 }
 
-// PairedRatio is the ratio of a metric's mean at point p to its mean at
-// point q, for one variant, with PairedRatioCI's interval over the repeats
-// that succeeded at both (a repeat runs with the same seed at every point).
-func (r *Result) PairedRatio(variant string, p, q int, metric string) Ratio {
+// PairedRatio is the ratio of a metric's mean at point p of r to its mean
+// at point q of base, for one variant, with PairedRatioCI's interval over
+// the repeats that succeeded at both. A repeat runs with the same seed at
+// every point of a sweep and in every experiment with the same seed (RunSeed),
+// so base may be r itself (two points of a sweep) or the baseline an
+// experiment's variation is measured against.
+func (r *Result) PairedRatio(variant string, p int, base *Result, q int, metric string) Ratio {
 	at := map[int]float64{}
-	for _, run := range r.runsAt(variant, q, false) {
+	for _, run := range base.runsAt(variant, q, false) {
 		if x, ok := run.Metrics[metric]; ok {
 			at[run.Repeat] = x
 		}

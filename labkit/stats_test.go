@@ -113,7 +113,7 @@ func TestPairedRatioPairsByRepeat(t *testing.T) {
 		{Variant: "v", Point: 1, Repeat: 2, Metrics: map[string]float64{"m": 2}},
 	}}
 	want := PairedRatioCI([]float64{2, 4}, []float64{1, 2})
-	if r := res.PairedRatio("v", 0, 1, "m"); r.Value != 2 || r != want {
+	if r := res.PairedRatio("v", 0, res, 1, "m"); r.Value != 2 || r != want {
 		t.Errorf("%+v, want %+v (repeats 0 and 2)", r, want)
 	}
 }
