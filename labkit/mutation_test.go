@@ -159,6 +159,7 @@ package labkit
 //	sim-deadlock-outnumbered a thousand frequent background events stand for a rare tick   sim/engine.go:Engine.Run                                      sim TestRareTickIsNotOutnumbered
 //	ledger-noise-ignored     a ratio's interval holding the threshold decides anyway   labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
 //	ledger-one-seed          one seed of a varying metric decides a verdict            labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
+//	ledger-unpaired          two points of one sweep read as independent samples       labkit/ledger/judge.go:runs.ratio                             ledger TestNoisyVerdictsWaitForTheSeeds
 
 import (
 	"bytes"
@@ -756,6 +757,10 @@ var mutants = []mutant{
 	{name: "ledger-one-seed", file: "labkit/ledger/judge.go",
 		old: `if q.n < 2 {`,
 		new: `if q.n < 1 {`,
+		pkg: "./labkit/ledger", test: "TestNoisyVerdictsWaitForTheSeeds"},
+	{name: "ledger-unpaired", file: "labkit/ledger/judge.go",
+		old: `a.run == b.run && a.variant == b.variant && a.metric == b.metric && res != nil {`,
+		new: `false && res != nil {`,
 		pkg: "./labkit/ledger", test: "TestNoisyVerdictsWaitForTheSeeds"},
 }
 

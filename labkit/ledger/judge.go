@@ -120,16 +120,23 @@ type at struct {
 
 // spread compares a metric that varies from seed to seed (a maximum over a
 // run with Poisson interrupts) between two cells: their ratio of means with
-// its 95% interval (labkit.RatioCI) and the seeds behind it.
+// its 95% interval and the seeds behind it.
 type spread struct {
 	labkit.Ratio
 	n int // seeds of the cell with fewer
 }
 
-// ratio returns a's mean over b's, with the interval their seeds give.
+// ratio returns a's mean over b's, with the interval their seeds give:
+// Fieller's for pairs when a and b are one metric of one variant at two
+// points of a run, which share their seeds (labkit.RunSeed), else for
+// independent samples (labkit.RatioCI: variants have their own seeds).
 func (r *runs) ratio(a, b at) spread {
 	xa, xb := r.values(a.run, a.variant, a.point, a.metric), r.values(b.run, b.variant, b.point, b.metric)
-	return spread{labkit.RatioCI(xa, xb), min(len(xa), len(xb))}
+	n := min(len(xa), len(xb))
+	if res := r.res[a.run]; a.run == b.run && a.variant == b.variant && a.metric == b.metric && res != nil {
+		return spread{res.PairedRatio(a.variant, a.point, res, b.point, a.metric), n}
+	}
+	return spread{labkit.RatioCI(xa, xb), n}
 }
 
 // straddles reports whether the interval holds a threshold k strictly
