@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -169,7 +170,8 @@ var esp32Judges = map[string]judge{
 			for _, v := range []string{"mutex", "notify"} {
 				a, b := r.mean(mem.at8, v, 0, "ns_per_op"), r.mean(mem.at64, v, 0, "ns_per_op")
 				worst = math.Max(worst, math.Abs(pct(b, a)))
-				same = same && a == b
+				// Seed by seed: equal means alone could be two seeds swapped.
+				same = same && slices.Equal(r.values(mem.at8, v, 0, "ns_per_op"), r.values(mem.at64, v, 0, "ns_per_op"))
 				ps = append(ps, fmt.Sprintf("%s %+.2f%%", v, pct(b, a)))
 			}
 			parts = append(parts, mem.name+": "+strings.Join(ps, ", "))

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"synclab/labkit"
@@ -128,15 +129,16 @@ func espBudget(es *labkit.Result, results map[string]*labkit.Result, m func(run,
 	handshake := sum(true, "spinlock_pair_cycles", "spinlock_pair_cycles", "spinlock_pair_cycles", "notify_body_cycles", "notify_body_cycles", "crosscore_trigger_cycles",
 		"crosscore_latency_cycles", "irq_entry_cycles", "crosscore_isr_cycles", "switch_select_cycles", "switch_save_restore_cycles")
 	inv := func(v string) float64 { return results["esp-inversion"].Summary(v, 0, "high_blocked_us").Mean / 1000 }
-	align := 0.0
+	align, same := 0.0, true
 	for _, pair := range [][2]string{{"esp-align8", "esp-align64"}, {"esp-psram8", "esp-psram64"}} {
 		for _, v := range []string{"mutex", "notify"} {
 			x, y := m(pair[0], v, "ns_per_op"), m(pair[1], v, "ns_per_op")
 			align = math.Max(align, math.Abs(pct(y, x)))
+			same = same && slices.Equal(results[pair[0]].Values(v, 0, "ns_per_op"), results[pair[1]].Values(v, 0, "ns_per_op"))
 		}
 	}
 	alignText := fmt.Sprintf("changes the time by at most %.2f%%", align)
-	if align == 0 {
+	if same {
 		alignText = "changes nothing (the same seeds give the same times to the last bit, in SRAM and in PSRAM)"
 	}
 	un := results["esp-unblock"]

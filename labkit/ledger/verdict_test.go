@@ -473,3 +473,38 @@ func TestNoisyVerdictsWaitForTheSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestAlignIdenticalSeedBySeed: the alignment claim says "identical to the
+// last bit" only when every seed gives the same time at both alignments,
+// not when the means agree because two seeds' times swapped.
+func TestAlignIdenticalSeedBySeed(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		at64 []float64
+		want bool
+	}{{[]float64{100, 200}, true}, {[]float64{200, 100}, false}} {
+		res := world{}.results(t, l)
+		for _, name := range []string{"esp-align8", "esp-align64", "esp-psram8", "esp-psram64"} {
+			xs := []float64{100, 200}
+			if name == "esp-align64" {
+				xs = tc.at64
+			}
+			runs := res[name].Runs
+			for i := range runs {
+				runs[i].Metrics = maps.Clone(runs[i].Metrics)
+				runs[i].Metrics["ns_per_op"] = xs[runs[i].Repeat]
+			}
+		}
+		for _, j := range l.JudgeResults(res) {
+			if j.ID == "esp-align" && strings.Contains(j.Magnitude, "identical to the last bit") != tc.want {
+				t.Errorf("64-byte seeds %v against 8-byte 100, 200: %s", tc.at64, j.Magnitude)
+			}
+		}
+		if got := strings.Contains(l.Readme(res, l.JudgeResults(res)), "the same seeds give the same times to the last bit"); got != tc.want {
+			t.Errorf("64-byte seeds %v: README summary says identical: %v", tc.at64, got)
+		}
+	}
+}
