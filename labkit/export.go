@@ -55,9 +55,10 @@ type RunDoc struct {
 	// schema v1 says) or the run was interrupted.
 	Shard    string `json:"shard"`
 	Complete bool   `json:"complete"`
-	// Params are every parameter's value at the default sweep point and
-	// Variants the variants' means there: for an experiment without a
-	// sweep, the whole result.
+	// Params are every parameter's value at the default sweep point
+	// (Result.DefaultPoint: the sweep's first point when no point has the
+	// defaults) and Variants the variants' means there: for an experiment
+	// without a sweep, the whole result.
 	Params   map[string]float64 `json:"params"`
 	Variants []DocVariant       `json:"variants"`
 	// Axes are the sweep axes (empty without a sweep), Metrics the

@@ -54,7 +54,7 @@ const usage = `usage: lab COMMAND [ARGS]
   help COMMAND [NAME]                    the flags of a command (lab help run NAME: also NAME's parameters)
   merge FILES... [-o OUT] [-json [-runs]]
                                          combine the result files of lab run -shard
-  platforms [NAME] [-md]                 platform parameters: value, unit, provenance, description, source (-md: Markdown)
+  platforms [NAME] [-md]                 parameters of the platforms, a platform or an experiment: value, unit, provenance, description, source (-md: Markdown)
   platforms -readme FILE                 rewrite FILE's parameter tables between <!-- params:begin/end -->
   bench [-json] [-o FILE] [flags]        speed figures, timed against the peer simulators (lab bench -h: flags)
   validate [-json] [-strict]             the models against published measurements

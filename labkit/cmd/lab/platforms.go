@@ -57,10 +57,15 @@ func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
 	}
 	var shown []labkit.PlatformGroup
 	for _, g := range groups {
-		if len(pos) == 1 && pos[0] != g.Platform && !slices.Contains(g.Experiments, pos[0]) {
+		if len(pos) == 1 && pos[0] != g.Platform {
 			continue
 		}
 		shown = append(shown, g)
+	}
+	if e, err := lookup(pos0(pos)); len(shown) == 0 && err == nil {
+		// An experiment: its own parameters, the -set keys it takes, not
+		// every key of its platform.
+		shown = labkit.PlatformParams([]platforms.Experiment{e})
 	}
 	if len(pos) == 1 && len(shown) == 0 {
 		return badInput("unknown platform or experiment %q; platforms: %s", pos[0], strings.Join(names, ", "))
@@ -70,10 +75,22 @@ func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, g := range shown {
-		labkit.ParamsTable(fmt.Sprintf("platform %s (experiments: %s)", g.Platform, strings.Join(g.Experiments, ", ")), g.Params).WriteText(stdout)
+		title := fmt.Sprintf("platform %s (experiments: %s)", g.Platform, strings.Join(g.Experiments, ", "))
+		if len(pos) == 1 && pos[0] != g.Platform {
+			title = fmt.Sprintf("experiment %s (platform %s): its parameters, the keys of lab run %s -set", pos[0], g.Platform, pos[0])
+		}
+		labkit.ParamsTable(title, g.Params).WriteText(stdout)
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// pos0 is the first positional argument, or "".
+func pos0(pos []string) string {
+	if len(pos) == 0 {
+		return ""
+	}
+	return pos[0]
 }
 
 // paramsMarkdown renders one collapsible Markdown table per platform, in the

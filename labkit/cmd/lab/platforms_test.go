@@ -166,6 +166,27 @@ func TestPlatformsMarkdownSelectsByPlatformOrExperiment(t *testing.T) {
 	}
 }
 
+// TestPlatformsOfAnExperimentListItsKeys: lab platforms EXPERIMENT lists
+// the keys lab run EXPERIMENT -set takes, not every key of its platform
+// (rk3399-wake has no cs_us, rk3399-spinlock-wait no holder_cpu).
+func TestPlatformsOfAnExperimentListItsKeys(t *testing.T) {
+	for _, tc := range []struct{ name, has, hasNot string }{
+		{"rk3399-wake", "holder_cpu", "cs_us"},
+		{"rk3399-spinlock-wait", "cs_us", "holder_cpu"},
+	} {
+		code, out, stderr := runCLI(t, "platforms", tc.name)
+		keys := map[string]bool{}
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 0 {
+				keys[f[0]] = true
+			}
+		}
+		if code != 0 || !keys[tc.has] || keys[tc.hasNot] || !strings.HasPrefix(out, "experiment "+tc.name+" (platform rk3399)") {
+			t.Errorf("lab platforms %s: exit %d, %s listed %v, %s listed %v\n%s%s", tc.name, code, tc.has, keys[tc.has], tc.hasNot, keys[tc.hasNot], out, stderr)
+		}
+	}
+}
+
 func TestParamsMarkdownEscapesCells(t *testing.T) {
 	g := labkit.PlatformGroup{Platform: "odd", Experiments: []string{"odd-exp"}, Params: platforms.Params{
 		{Key: "b_key", Value: 1.5, Unit: "a|b", Prov: platforms.ASSUME, Min: 0, Max: 1e6, Low: 1, High: 2, Doc: "one *line* | size",
