@@ -52,11 +52,15 @@ type FitParam struct {
 	// accepts), and a profile does not apply it. Without degrees of freedom
 	// an identifiable parameter's interval is Min..Max too (Fit.Note).
 	Identifiable bool `json:"identifiable"`
-	// Outside says where the value left its cited ranges: "" (inside
-	// Low..High), "plausible" (outside the ASSUME range) or "accepted" (at
-	// the model's Min or Max, within 1% of the plausible width: the data
-	// wanted further).
+	// Outside says where an identifiable value left its cited ranges: ""
+	// (inside Low..High), "plausible" (outside the ASSUME range) or
+	// "accepted" (at the model's Min or Max, within 1% of the plausible
+	// width: the data wanted further). An unidentifiable value is wherever
+	// the search left it, so it has none.
 	Outside string `json:"outside,omitempty"`
+	// Clipped is true when the linearized interval reached past Min..Max,
+	// which bound Low and High instead: the data hardly pin the value.
+	Clipped bool `json:"clipped,omitempty"`
 }
 
 // Residual is one measurement with the model's value at the fit.
@@ -470,8 +474,14 @@ func (c *calib) report(x []float64) (*Fit, []*Result, error) {
 				// continuous optimum: widen to whole numbers, never narrow.
 				fp.Low, fp.High = math.Floor(fp.Low), math.Ceil(fp.High)
 			}
+			if fp.Low < pp.Min || fp.High > pp.Max {
+				// A cycle count of -16,510 to 17,050: the linearization
+				// says only that the model's own range bounds it.
+				fp.Low, fp.High, fp.Clipped = max(fp.Low, pp.Min), min(fp.High, pp.Max), true
+			}
 		}
 		switch edge := 0.01 * scale(pp); {
+		case bad:
 		case th[j] <= pp.Min+edge || th[j] >= pp.Max-edge:
 			fp.Outside = "accepted"
 		case th[j] < pp.Low || th[j] > pp.High:
@@ -530,6 +540,9 @@ func (f *Fit) FitTable() Table {
 			note = strings.TrimPrefix(note+"; outside its plausible range", "; ")
 		case "accepted":
 			note = strings.TrimPrefix(note+"; at the end of its accepted range: the data want it further", "; ")
+		}
+		if p.Clipped {
+			note = strings.TrimPrefix(note+"; the interval reaches past the accepted range, shown as its bound: the data hardly pin it", "; ")
 		}
 		t.Rows = append(t.Rows, []string{k, Num(p.Start), Num(p.Value) + " " + ShowUnit(p.Unit), iv,
 			Num(p.PlausibleLow) + " – " + Num(p.PlausibleHigh), Num(p.Min) + " – " + Num(p.Max), note})

@@ -467,6 +467,25 @@ func TestCalibrateOutside(t *testing.T) {
 	}
 }
 
+// TestCalibrateClipsIntervalsToTheAcceptedRange: measurements that
+// disagree wildly (y = 40 and y = 1000 at one x) leave one degree of
+// freedom and a huge standard error: the linearized interval runs below
+// a's accepted 0, and the fit bounds it there and says so.
+func TestCalibrateClipsIntervalsToTheAcceptedRange(t *testing.T) {
+	ms := []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "y", Value: 40}, {Experiment: "fixture-line", Variant: "v", Metric: "y", Value: 1000}}
+	f, err := Calibrate(context.Background(), ms, findFixture, CalibrateOptions{Fit: []string{"a"}, MaxEvals: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.Params["a"]
+	if !p.Identifiable || !p.Clipped || p.Low != p.Min || p.High > p.Max || p.High <= p.Value {
+		t.Errorf("a = %g [%g, %g] clipped %v, want the interval bounded below by the accepted %g", p.Value, p.Low, p.High, p.Clipped, p.Min)
+	}
+	if tab := f.FitTable(); !strings.Contains(tab.Rows[0][6], "the data hardly pin it") {
+		t.Errorf("note %q does not say the interval was clipped", tab.Rows[0][6])
+	}
+}
+
 // TestCalibrateNarrowIntegerParameter: the Jacobian's step for an Integer
 // parameter is at least one whole unit, also when a tenth of its plausible
 // width (here 20-24) rounds to 0: a zero step would divide by zero and

@@ -106,8 +106,22 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		case "plausible":
 			fmt.Fprintf(stdout, "%s = %s leaves its plausible range %s – %s.\n", k, labkit.Num(p.Value), labkit.Num(p.PlausibleLow), labkit.Num(p.PlausibleHigh))
 		case "accepted":
-			fmt.Fprintf(stdout, "%s = %s sits at the end of its accepted range %s – %s: the data want it further.\n", k, labkit.Num(p.Value), labkit.Num(p.Min), labkit.Num(p.Max))
+			fmt.Fprintf(stdout, "%s = %s is within 1%% of the end of its accepted range %s – %s: the data want it further.\n", k, labkit.Num(p.Value), labkit.Num(p.Min), labkit.Num(p.Max))
 		}
+	}
+	var pinned, loose []string
+	for _, k := range f.Keys {
+		if p := f.Params[k]; p.Identifiable {
+			pinned = append(pinned, k)
+		} else {
+			loose = append(loose, fmt.Sprintf("%s = %s (cited %s)", k, labkit.Num(p.Value), labkit.Num(p.Start)))
+		}
+	}
+	if len(pinned) > 0 && len(loose) > 0 {
+		// A profile applies the pinned values and keeps the others cited:
+		// a model the fit never evaluated.
+		fmt.Fprintf(stdout, "%s was fitted together with %s, which a profile keeps at the cited value; for values that fit beside the cited ones, run lab calibrate again with -fit %s.\n",
+			strings.Join(pinned, ", "), strings.Join(loose, ", "), strings.Join(pinned, ","))
 	}
 	return nil
 }

@@ -97,7 +97,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usageError{err}
 		}
 		if keys := p.Unpinned(e); len(keys) > 0 {
-			fmt.Fprintf(stderr, "profile %s: cited value kept for %s (not pinned by its measurements)\n", p.Name, strings.Join(keys, ", "))
+			var at []string
+			for _, k := range keys {
+				at = append(at, fmt.Sprintf("%s (the fit ran with %s)", k, labkit.Num(p.Fit.Params[k].Value)))
+			}
+			fmt.Fprintf(stderr, "profile %s: cited value kept for %s, not pinned by its measurements: the values it applies were fitted beside those, so this run is not the fit's model\n", p.Name, strings.Join(at, ", "))
 		}
 		if e, err = e.WithSettings(f.sets...); err != nil { // -set wins over the profile
 			return usageError{err}
