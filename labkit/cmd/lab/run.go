@@ -118,7 +118,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if f.result != "" {
-		if err := checkResultFile(f.result, e, opts.Shard); err != nil {
+		if err := checkResultFile(f.result, e, opts.Shard, stderr); err != nil {
 			return badInput("-result: %v", err)
 		}
 	}
@@ -235,8 +235,9 @@ func (f runFlags) check() error {
 // checkResultFile refuses to overwrite an existing file that is not a
 // result file, or that holds another experiment's result or another shard of
 // this one: a mistyped -result (or lab merge -o) path would lose it. A result of this
-// experiment at other settings is what -result is for: it is replaced.
-func checkResultFile(path string, e platforms.Experiment, shard labkit.Shard) error {
+// experiment at other settings is what -result is for: it is replaced, said
+// on note with what differs.
+func checkResultFile(path string, e platforms.Experiment, shard labkit.Shard, note io.Writer) error {
 	file, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -261,8 +262,22 @@ func checkResultFile(path string, e platforms.Experiment, shard labkit.Shard) er
 		return fmt.Errorf("%s holds shard %s of this run: refusing to overwrite it with the whole result (give another file)", path, old.Shard)
 	case old.Hash == e.Hash() && old.Shard != shard:
 		return fmt.Errorf("%s holds shard %s of this run, not %s: refusing to overwrite it (give each shard its own file)", path, old.Shard, shard)
+	case old.Hash != e.Hash():
+		diff := old.Experiment.Diff(e)
+		if len(diff) > 3 {
+			diff = append(diff[:3], "...")
+		}
+		fmt.Fprintf(note, "lab: %s holds %s of %s at other settings (%s): replacing it\n", path, shardWords(old.Shard), e.Name, strings.Join(diff, "; "))
 	}
 	return nil
+}
+
+// shardWords is "the result" or "shard i/n".
+func shardWords(s labkit.Shard) string {
+	if s.Count == 0 {
+		return "the result"
+	}
+	return "shard " + s.String()
 }
 
 // printShard says where a shard's result went.
@@ -509,7 +524,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	failed := merged.RunsFailed() // shown with the result, then exit status 1
 	path := *out
 	if path != "" {
-		if err := checkResultFile(path, merged.Experiment, labkit.Shard{}); err != nil {
+		if err := checkResultFile(path, merged.Experiment, labkit.Shard{}, stderr); err != nil {
 			return badInput("-o: %v", err)
 		}
 	} else {

@@ -111,6 +111,8 @@ func TestResultFileKeepsOtherResults(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "run", "cli-fixture", "-set", "n=20", "-result", shard); code != 0 {
 		t.Fatalf("the same experiment at other settings: %s", stderr)
+	} else if want := shard + " holds shard 0/2 of cli-fixture at other settings (parameter n 10 vs 20): replacing it"; !strings.Contains(stderr, want) {
+		t.Errorf("replacing a result at other settings: stderr %q, want %q", stderr, want)
 	}
 	if r, err := labkit.Load(shard); err != nil || r.Experiment.Params.Values()["n"] != 20 {
 		t.Fatalf("the result file was not replaced: %v", err)
