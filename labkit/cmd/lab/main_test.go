@@ -162,6 +162,7 @@ func TestBadInputExitStatus2(t *testing.T) {
 		{[]string{"run", "cli-fixture", "-json=maybe"}, `-json "maybe": want true or false`},
 		{[]string{"platforms", "nowhere"}, "platforms: cli-bench"},
 		{[]string{"merge", filepath.Join(t.TempDir(), "missing.msgpack")}, "missing.msgpack"},
+		{[]string{"merge", ""}, "merge: an empty file name (a script's unset variable?)"},
 		{[]string{"run", "lock-scaling", "-set", "cores=2.5"}, "parameter cores: value 2.5 is not a whole number"},
 		{[]string{"run", "esp32-critical-section", "-set", "tasks=2.7"}, "parameter tasks: value 2.7 is not a whole number"},
 		// Values each in range that do not go together: refused before any run.

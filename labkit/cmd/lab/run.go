@@ -504,6 +504,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	var parts []*labkit.Result
 	for _, f := range files {
+		if f == "" {
+			return badInput("merge: an empty file name (a script's unset variable?)")
+		}
 		r, err := labkit.Load(f)
 		if err != nil {
 			return usageError{err}
