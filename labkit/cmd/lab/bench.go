@@ -42,7 +42,7 @@ const (
 type benchFigures map[string]any
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", stderr)
+	fs := newFlags("bench", stdout)
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	peer := fs.Bool("peer", true, "also time the peer simulators in bench/peers (SimGrid, SimPy; scripts/setup.sh --peers installs them)")
 	peerTrials := fs.Int("peer-trials", 3, "rounds of the peer comparison, each timing the ESP32 mutex run (fast-forwarded and detailed), the peers' workload on the bare engine (sim_lock_2m_wall_s) and every peer in turn; the best of each counts")

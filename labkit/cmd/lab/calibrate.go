@@ -17,7 +17,7 @@ import (
 // cmdCalibrate fits ASSUME parameters to a measurement CSV (or to an
 // article's reference table, data/reference/*.tsv) and writes a profile.
 func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("calibrate", stderr)
+	fs := newFlags("calibrate", stdout)
 	var fit, metrics listFlag
 	fs.Var(&fit, "fit", "ASSUME parameters to fit, comma-separated (or the flag repeated)")
 	var sets multi
@@ -29,7 +29,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&metrics, "metrics", "use only the rows of these metrics, comma-separated or the flag repeated (default: all)")
 	workers := fs.Int("workers", 0, "parallel runs (default GOMAXPROCS)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: lab calibrate FILE.csv -fit key,key,... [flags]\n"+
+		fmt.Fprint(stdout, "usage: lab calibrate FILE.csv -fit key,key,... [flags]\n"+
 			"FILE has the header experiment,variant,settings,metric,value (settings: key=value;key=value, the keys of lab run -set);\n"+
 			"an article's table data/reference/NAME.tsv is read as measurements at default settings.\n\nflags:\n")
 		fs.PrintDefaults()

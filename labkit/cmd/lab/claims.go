@@ -17,7 +17,7 @@ import (
 // rewrites FILE's "What the models say so far" section between the
 // results markers instead.
 func cmdClaims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("claims", stderr)
+	fs := newFlags("claims", stdout)
 	asJSON := fs.Bool("json", false, "print the judgements as JSON")
 	fresh := fs.Bool("fresh", false, "ignore results in the store")
 	readme := fs.String("readme", "", "rewrite the section between "+ledger.ReadmeBegin+" and "+ledger.ReadmeEnd+" in this file")

@@ -13,9 +13,9 @@ import (
 // first sentence of its description, cut to the terminal's width (120
 // characters elsewhere; lab run NAME -h has the rest).
 func cmdList(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("list", stderr)
+	fs := newFlags("list", stdout)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lab list\nlists the experiments, one line each (lab run NAME -h describes one)")
+		fmt.Fprintln(stdout, "usage: lab list\nlists the experiments, one line each (lab run NAME -h describes one)")
 	}
 	pos, err := parse(fs, args)
 	if err != nil {

@@ -292,12 +292,12 @@ func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 // newFlags returns the flag set of the command name, whose -h prints the
 // command's lines of the usage summary, then its flags (a command with
 // more to say sets its own Usage).
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+func newFlags(name string, stdout io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("lab "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, commandUsage(name))
-		fmt.Fprintln(stderr, "\nflags:")
+		fmt.Fprint(stdout, commandUsage(name))
+		fmt.Fprintln(stdout, "\nflags:")
 		fs.PrintDefaults()
 	}
 	return fs

@@ -22,7 +22,7 @@ const (
 // as Markdown with -md, or spliced into a file between the params markers
 // with -readme FILE.
 func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("platforms", stderr)
+	fs := newFlags("platforms", stdout)
 	md := fs.Bool("md", false, "print Markdown tables, one <details> block per platform (what README.md carries)")
 	readme := fs.String("readme", "", "rewrite the tables between "+paramsBegin+" and "+paramsEnd+" in this file (all platforms)")
 	pos, err := parse(fs, args)

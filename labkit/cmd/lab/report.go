@@ -23,7 +23,7 @@ import (
 // line per file written on stdout, and, on a terminal, a line on stderr
 // that says which notebook runs and for how long.
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", stderr)
+	fs := newFlags("report", stdout)
 	out := fs.String("o", "", "directory for the reports (NAME.html per notebook NAME.ipynb)")
 	var params multi
 	fs.Var(&params, "p", "run with a parameter set: -p name=value (repeatable; lists as a,b,c); see the notebook's cell tagged parameters")
@@ -31,7 +31,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pdf := fs.Bool("pdf", false, "also print each report to NAME.pdf with headless Chromium")
 	jobs := fs.Int("j", runtime.NumCPU(), "notebooks executed at once")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: lab report NOTEBOOK... -o DIR [-p name=value]... [-code] [-pdf] [-j N]\n\nflags:\n")
+		fmt.Fprint(stdout, "usage: lab report NOTEBOOK... -o DIR [-p name=value]... [-code] [-pdf] [-j N]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	notebooks, err := parse(fs, args)

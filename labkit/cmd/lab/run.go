@@ -29,7 +29,7 @@ type runFlags struct {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", stderr)
+	fs := newFlags("run", stdout)
 	var f runFlags
 	fs.Var(&f.sets, "set", "override a parameter: -set key=value (repeatable)")
 	fs.Var(&f.sweeps, "sweep", "sweep a parameter: -sweep key=v1,v2,... (repeatable: a grid, the last varying fastest; replaces the experiment's sweep of key; every point runs with the same seeds)")
@@ -48,7 +48,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&f.workers, "workers", 0, "parallel runs (0: GOMAXPROCS)")
 	fs.StringVar(&f.profile, "profile", "", "apply a board profile written by lab calibrate -o (-set overrides it)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: lab run NAME [flags]\nlab run NAME -h also lists NAME's parameters (the -set keys) and variants on stdout.\n\nflags:\n")
+		fmt.Fprint(stdout, "usage: lab run NAME [flags]\nlab run NAME -h also lists NAME's parameters (the -set keys) and variants.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	pos, err := parse(fs, args)
@@ -482,7 +482,7 @@ func printResult(w io.Writer, res *labkit.Result, wall float64, shards int) {
 }
 
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("merge", stderr)
+	fs := newFlags("merge", stdout)
 	out := fs.String("o", "", "merged result file (default: the store entry that lab run reads)")
 	dir := fs.String("results", "", "result store directory for the default -o")
 	asJSON := fs.Bool("json", false, "print the merged result as one JSON object on stdout (schema synclab.run/v1)")

@@ -13,7 +13,7 @@ import (
 // are results, printed with what they mean; -strict turns them into exit
 // status 1.
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("validate", stderr)
+	fs := newFlags("validate", stdout)
 	asJSON := fs.Bool("json", false, "print every check as JSON: source, published and model values, tolerance, verdict")
 	strict := fs.Bool("strict", false, "exit with status 1 when a check fails")
 	fresh := fs.Bool("fresh", false, "ignore results in the store")
