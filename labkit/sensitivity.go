@@ -62,8 +62,7 @@ func (c Conclusion) Judge(r *Result) Judgement {
 	if len(a) == 0 || len(b) == 0 {
 		return NoRuns
 	}
-	ratio := RatioCI(a, b)
-	ma, mb := r.Summary(c.A, 0, c.Metric).Mean, r.Summary(c.B, 0, c.Metric).Mean
+	ratio, ma, mb := RatioCI(a, b), Summarize(a).Mean, Summarize(b).Mean
 	switch {
 	case min(len(a), len(b)) < 2, ma == mb, ratio.Lo <= 1 && 1 <= ratio.Hi:
 		return Unresolved

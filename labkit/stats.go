@@ -79,10 +79,7 @@ type Ratio struct {
 func RatioCI(a, b []float64) Ratio {
 	ma, mb := stat.Mean(a, nil), stat.Mean(b, nil)
 	va, vb := sqErr(a), sqErr(b)
-	if va == 0 && vb == 0 {
-		return fieller(ma, mb, 0, 0, 0, 1)
-	}
-	// Welch-Satterthwaite df of va + r^2 vb.
+	// Welch-Satterthwaite df of va + r^2 vb (unused without spread).
 	wa, wb := va, ma*ma/(mb*mb)*vb
 	df := (wa + wb) * (wa + wb) / (wa*wa/float64(max(len(a)-1, 1)) + wb*wb/float64(max(len(b)-1, 1)))
 	return fieller(ma, mb, va, vb, 0, df)
