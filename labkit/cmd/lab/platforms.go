@@ -62,13 +62,14 @@ func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
 		}
 		shown = append(shown, g)
 	}
-	if e, err := lookup(pos0(pos)); len(shown) == 0 && err == nil {
+	if len(pos) == 1 && len(shown) == 0 {
+		e, err := lookup(pos[0])
+		if err != nil {
+			return badInput("unknown platform or experiment %q; platforms: %s", pos[0], strings.Join(names, ", "))
+		}
 		// An experiment: its own parameters, the -set keys it takes, not
 		// every key of its platform.
 		shown = labkit.PlatformParams([]platforms.Experiment{e})
-	}
-	if len(pos) == 1 && len(shown) == 0 {
-		return badInput("unknown platform or experiment %q; platforms: %s", pos[0], strings.Join(names, ", "))
 	}
 	if *md {
 		_, err := io.WriteString(stdout, paramsMarkdown(shown))
@@ -83,14 +84,6 @@ func cmdPlatforms(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	return nil
-}
-
-// pos0 is the first positional argument, or "".
-func pos0(pos []string) string {
-	if len(pos) == 0 {
-		return ""
-	}
-	return pos[0]
 }
 
 // paramsMarkdown renders one collapsible Markdown table per platform, in the
