@@ -148,7 +148,8 @@ package labkit
 //	stamp-traced-as-cached   traced runs counted as from the store                     labkit/nbexport/stamp.go:ranText                              nbexport TestStampRunTexts
 //	stamp-quote-empty        an empty shell word left unquoted                         labkit/nbexport/stamp.go:shellQuote                           nbexport TestStampRunTexts
 //	stamp-sweep-points       sweep points summed, not multiplied                       labkit/nbexport/stamp.go:runsText                             nbexport TestStampRunTexts
-//	cli-cancel-exit          an interrupted run exits 1, not 130                       labkit/cmd/lab/main.go:run                                    lab TestInterruptedExitStatus130
+//	cli-cancel-exit          an interrupted run exits 1, not 130                       labkit/cmd/lab/main.go:interruptedStatus                      lab TestInterruptedExitStatus
+//	cli-signal-exit          a run SIGTERM stops exits 130, not 143                    labkit/cmd/lab/main.go:interruptedStatus                      lab TestInterruptedExitStatus
 //	sim-port-late-first      a request goes after a pushed-back poll due later         sim/memory.go:Memory.grant                                    sim TestPortServesAPushedBackPollInItsTurn
 //	sim-poll-waits-twice     the spin's last poll waits again behind its gap           sim/memory.go:Memory.grant                                    sim TestSpinMatchesExplicitLoopUnderPortTraffic
 //	store-no-checksum        a result file is read without its checksum checked        labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
@@ -717,7 +718,11 @@ var mutants = []mutant{
 	{name: "cli-cancel-exit", file: "labkit/cmd/lab/main.go",
 		old: "return exitInterrupted\n",
 		new: "return exitFail\n",
-		pkg: "./labkit/cmd/lab", test: "TestInterruptedExitStatus130"},
+		pkg: "./labkit/cmd/lab", test: "TestInterruptedExitStatus"},
+	{name: "cli-signal-exit", file: "labkit/cmd/lab/main.go",
+		old: "return 128 + int(s.sig)\n",
+		new: "return exitInterrupted\n",
+		pkg: "./labkit/cmd/lab", test: "TestInterruptedExitStatus"},
 	{name: "sim-port-late-first", file: "sim/memory.go",
 		old: `if due > t {`,
 		new: `if false && due > t {`,

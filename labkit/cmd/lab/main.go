@@ -4,7 +4,8 @@
 //
 // Exit status: 0 success, 1 failure while running (including runs that
 // failed, e.g. a simulated deadlock: lab run prints them with the other
-// runs' results), 2 bad input, 130 interrupted.
+// runs' results), 2 bad input, 128+n stopped by signal n (130 Ctrl-C,
+// 143 SIGTERM), as a shell reports a process the signal killed.
 package main
 
 import (
@@ -29,15 +30,41 @@ import (
 func main() {
 	// SIGINT (Ctrl-C) and SIGTERM (a batch scheduler) stop the work; the
 	// finished runs are kept (the same command resumes). A second signal
-	// kills at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// kills at once: the handler is gone by then.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop()
+		s := <-sigs
+		signal.Stop(sigs)
+		cancel(stoppedBy{s.(syscall.Signal)})
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
+}
+
+// stoppedBy is the cause of a run's cancellation by a signal.
+type stoppedBy struct{ sig syscall.Signal }
+
+func (s stoppedBy) Error() string {
+	if s.sig == syscall.SIGINT {
+		return "stopped by SIGINT (Ctrl-C)"
+	}
+	return "stopped by SIGTERM"
+}
+
+// Is makes a run that reports its cause (the runner does) read as cancelled.
+func (s stoppedBy) Is(target error) bool { return target == context.Canceled }
+
+// interruptedStatus is the exit status of a run that ctx stopped: 128 plus
+// the signal's number, and Ctrl-C's 130 when no signal did (a test's cancel).
+func interruptedStatus(ctx context.Context) int {
+	var s stoppedBy
+	if errors.As(context.Cause(ctx), &s) {
+		return 128 + int(s.sig)
+	}
+	return exitInterrupted
 }
 
 // Exit statuses.
@@ -45,7 +72,7 @@ const (
 	exitOK          = 0
 	exitFail        = 1
 	exitUsage       = 2
-	exitInterrupted = 130
+	exitInterrupted = 128 + int(syscall.SIGINT)
 )
 
 const usage = `usage: lab COMMAND [ARGS]
@@ -137,8 +164,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lab:", err)
 		return exitUsage
 	case errors.Is(err, context.Canceled):
+		if cause := context.Cause(ctx); !strings.Contains(err.Error(), cause.Error()) {
+			err = fmt.Errorf("%w (%v)", err, cause)
+		}
 		fmt.Fprintln(stderr, "lab:", err)
-		return exitInterrupted
+		return interruptedStatus(ctx)
 	default:
 		fmt.Fprintln(stderr, "lab:", err)
 		return exitFail

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"synclab/labkit"
 	"synclab/platforms"
@@ -463,15 +466,57 @@ func containsAll(s string, subs ...string) bool {
 	return true
 }
 
-// TestInterruptedExitStatus130: a run stopped by its context (what Ctrl-C
-// does) exits with 130, the shell's status for SIGINT, not 1: scripts
-// tell an interrupted run from a failed one by it.
-func TestInterruptedExitStatus130(t *testing.T) {
-	t.Setenv("SYNCLAB_RESULTS", t.TempDir())
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"run", "cli-fixture", "-repeats", "2"}, &out, &errb); code != 130 || !strings.Contains(errb.String(), "context canceled") {
-		t.Errorf("exit %d, stderr %q; want 130 and the cancellation named", code, errb.String())
+// TestInterruptedExitStatus: a run stopped by its context exits with 128
+// plus the number of the signal that stopped it, the status a shell gives a
+// process the signal killed (130 for Ctrl-C, 143 for SIGTERM), not 1:
+// scripts and batch schedulers tell an interrupted run from a failed one by
+// it. A cancellation without a signal counts as Ctrl-C.
+func TestInterruptedExitStatus(t *testing.T) {
+	for _, c := range []struct {
+		cause error
+		code  int
+		says  string
+	}{
+		{nil, 130, "context canceled"},
+		{stoppedBy{syscall.SIGINT}, 130, "stopped by SIGINT (Ctrl-C)"},
+		{stoppedBy{syscall.SIGTERM}, 143, "stopped by SIGTERM"},
+	} {
+		t.Setenv("SYNCLAB_RESULTS", t.TempDir())
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(c.cause)
+		var out, errb bytes.Buffer
+		if code := run(ctx, []string{"run", "cli-fixture", "-repeats", "2"}, &out, &errb); code != c.code || !strings.Contains(errb.String(), c.says) {
+			t.Errorf("cause %v: exit %d, stderr %q; want %d and %q", c.cause, code, errb.String(), c.code, c.says)
+		}
+	}
+}
+
+// TestSignalStopsTheCommand sends the built lab SIGINT and SIGTERM during a
+// run: each stops it with its own status and says which signal did.
+func TestSignalStopsTheCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the lab command")
+	}
+	bin := buildLab(t)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		says string
+	}{{syscall.SIGINT, 130, "SIGINT"}, {syscall.SIGTERM, 143, "SIGTERM"}} {
+		var errb bytes.Buffer
+		cmd := exec.Command(bin, "run", "lock-scaling", "-fresh", "-repeats", "20")
+		cmd.Env = append(os.Environ(), "SYNCLAB_RESULTS="+t.TempDir())
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond) // past the handler's installation
+		if err := cmd.Process.Signal(c.sig); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if got := cmd.ProcessState.ExitCode(); got != c.code || strings.Count(errb.String(), "stopped by "+c.says) != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want %d and the signal named once", c.sig, got, errb.String(), c.code)
+		}
 	}
 }
