@@ -152,6 +152,9 @@ package labkit
 //	cli-signal-exit          a run SIGTERM stops exits 130, not 143                    labkit/cmd/lab/main.go:interruptedStatus                      lab TestInterruptedExitStatus
 //	sim-port-late-first      a request goes after a pushed-back poll due later         sim/memory.go:Memory.grant                                    sim TestPortServesAPushedBackPollInItsTurn
 //	sim-poll-waits-twice     the spin's last poll waits again behind its gap           sim/memory.go:Memory.grant                                    sim TestSpinMatchesExplicitLoopUnderPortTraffic
+//	sim-livelock-timer       a poll a pending timer will end is called a livelock      sim/engine.go:Engine.stalled                                  sim TestPollingThatEndsIsNoLivelock
+//	sim-livelock-compute     work that reads nothing counts as polling                 sim/engine.go:Engine.stalled                                  sim TestPollingThatEndsIsNoLivelock
+//	sim-livelock-alone       a loop polling alone on its core is never watched         sim/engine.go:Engine.aloneCheck                               sim TestLivelockOfHandWrittenLoops
 //	store-no-checksum        a result file is read without its checksum checked        labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
 //	store-trailing-quiet     trailing bytes are reported as a bare checksum mismatch   labkit/store.go:decode                                        labkit TestStoreRejectsBadFiles
 //	ledger-one-missing       a claim missing one of its means is judged on NaN         labkit/ledger/ledger.go:JudgeResults                          ledger TestOneFailedVariantIsNeverJudged
@@ -731,6 +734,18 @@ var mutants = []mutant{
 		old: `if c.wait == waitSpin && c.spinReserved == t {`,
 		new: `if false && c.wait == waitSpin && c.spinReserved == t {`,
 		pkg: "./sim", test: "TestSpinMatchesExplicitLoopUnderPortTraffic"},
+	{name: "sim-livelock-timer", file: "sim/engine.go",
+		old: "quiet < pollAfter || e.timerPending()",
+		new: "quiet < pollAfter",
+		pkg: "./sim", test: "TestPollingThatEndsIsNoLivelock"},
+	{name: "sim-livelock-compute", file: "sim/engine.go",
+		old: "case read && p.core != nil && p.core.cur == p:",
+		new: "case (read || !read) && p.core != nil && p.core.cur == p:",
+		pkg: "./sim", test: "TestPollingThatEndsIsNoLivelock"},
+	{name: "sim-livelock-alone", file: "sim/engine.go",
+		old: "return e.cancelled() || e.Until == 0 && e.MaxEvents == 0 && e.stalled()",
+		new: "return e.cancelled()",
+		pkg: "./sim", test: "TestLivelockOfHandWrittenLoops"},
 	{name: "store-no-checksum", file: "labkit/store.go",
 		old: `if !bytes.Equal(sum[:], b[20:headerLen]) {`,
 		new: `if false && !bytes.Equal(sum[:], b[20:headerLen]) {`,

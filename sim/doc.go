@@ -103,9 +103,13 @@
 // spins on with SpinUntil, CondWait or Acquire, a line it watches in WFE,
 // or what it said with SetWaiting) and no write changes a value. A loop
 // written by hand that does none of these (for p.Swap(a, 1) != 0 { p.Relax(10) })
-// cannot be told from long work: say what it waits on with SetWaiting, or
-// give the run a limit (a RunawayError then names, for a process pausing
-// in Relax, the word its core last accessed and its value). A negative duration or cycle count given to a
+// is told from long work by what it does: it keeps reading memory, while
+// Compute reads nothing. Without limits, when for 100 ms no write changed
+// a value, no wait began or ended, no timer or device event is pending and
+// every process either is stuck or polls such a loop, the run ends in a
+// livelock naming, for each poller, the word its core last accessed and
+// its value. A read-only loop that does end after longer than that needs a
+// time limit (the watch then looks only at the limit). A negative duration or cycle count given to a
 // process primitive (Delay, Sleep, Compute, Relax, SendIPI, a spin's loop)
 // ends the run with an error naming the process, the call and the value,
 // and so does an access to an address outside memory or not word-aligned

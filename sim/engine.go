@@ -96,9 +96,14 @@ type Engine struct {
 	// deadlock, or a livelock if events keep waking them (stalled).
 	changes   uint64
 	changedAt Time
-	err       error // set by Proc.Fail
-	faults    Faults
-	frand     *rand.Rand
+	// pollMark is the changedAt at which stalled last noted what each
+	// process had read (pollHist, its Proc.hist by place in procs), to
+	// tell a loop that polls memory from long work.
+	pollMark Time
+	pollHist []uint64
+	err      error // set by Proc.Fail
+	faults   Faults
+	frand    *rand.Rand
 
 	// Fast-forward and the components it reads.
 	ff      *ffwd
@@ -133,7 +138,7 @@ func (e *Engine) faultRand() *rand.Rand {
 
 // NewEngine returns an engine whose random streams derive from seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true, horizon: never, sealAt: never}
+	return &Engine{seed: seed, q: newCalQueue(), direct: true, ahead: true, horizon: never, sealAt: never, pollMark: -1}
 }
 
 // change counts a change to the simulated state (see Engine.changes).
@@ -270,33 +275,66 @@ func (e *Engine) stopDue() bool {
 // before stalled calls it a deadlock.
 const stallAfter = 10 * Millisecond
 
+// pollAfter is how long nothing may change while a process reads memory in
+// a loop it did not declare, every other one stuck or doing the same,
+// before stalled calls it a livelock. It is long because a bounded loop of
+// reads looks the same while it lasts.
+const pollAfter = 100 * Millisecond
+
 // stalled reports, and records as the run's error (a DeadlockError), that
 // nothing has changed for stallAfter while every process is stuck
 // (Proc.stuck), none with a timeout: only another process could free
 // one, and none will. Wake-ups in between (a WFE loop that the event
-// stream wakes every period) do not count: that is a livelock. Run asks at
-// the time limit, the event budget and cancellation, so that such a run
-// ends in this error, not in results; without limits, every few thousand
-// events.
+// stream wakes every period) do not count: that is a livelock. So is a
+// process polling memory in a loop written by hand (it read since the
+// last check, and wrote nothing), when this has lasted pollAfter and no
+// timer or device event is pending that could write. Work that reads
+// nothing (Compute), a switched-out process or a timeout vetoes both.
+// Run asks at the time limit, the event budget and cancellation, so that
+// such a run ends in this error, not in results; without limits, every
+// few thousand events, or every aloneQuantum of a process running alone.
 func (e *Engine) stalled() bool {
-	if e.err != nil || e.now-e.changedAt < stallAfter {
+	quiet := e.now - e.changedAt
+	if e.err != nil || quiet < stallAfter {
 		return false
 	}
-	n := 0
-	for _, p := range e.procs {
+	marked := e.pollMark == e.changedAt
+	e.pollMark = e.changedAt
+	e.pollHist = append(e.pollHist, make([]uint64, len(e.procs)-len(e.pollHist))...)
+	n, polling, veto := 0, 0, false
+	for i, p := range e.procs {
 		if p.done || p.daemon {
 			continue
 		}
-		if p.timed || !p.stuck() {
-			return false
+		read := marked && p.hist != e.pollHist[i]
+		e.pollHist[i] = p.hist
+		switch {
+		case p.timed:
+			veto = true
+		case p.stuck():
+		case read && p.core != nil && p.core.cur == p:
+			polling++
+		default:
+			veto = true
 		}
 		n++
 	}
-	if n == 0 {
+	if veto || n == 0 || polling > 0 && (quiet < pollAfter || e.timerPending()) {
 		return false
 	}
-	e.err = &DeadlockError{At: e.changedAt, Waiters: e.Waiters(), Stalled: e.now - e.changedAt}
+	e.err = &DeadlockError{At: e.changedAt, Waiters: e.Waiters(), Stalled: quiet, Polling: polling > 0}
 	return true
+}
+
+// timerPending reports whether an event other than a core's wake is
+// pending: a timer or a device, whose handler may write what a loop polls.
+func (e *Engine) timerPending() bool {
+	for _, x := range e.q.live(nil) {
+		if x.ev.core == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // aloneStop is stopDue for a process moving its clock to t with no event
@@ -309,7 +347,16 @@ func (e *Engine) stalled() bool {
 // either way. The test is on two times at hand, so that the hot path pays
 // no count.
 func (e *Engine) aloneStop(t Time) bool {
-	return t^e.now >= aloneQuantum && e.cancelled()
+	return t^e.now >= aloneQuantum && e.aloneCheck()
+}
+
+// aloneCheck is aloneStop's check, kept out of line so that aloneStop
+// inlines: the context, and without limits the livelock watch (a loop
+// polling memory alone on its core takes no event to be seen by).
+//
+//go:noinline
+func (e *Engine) aloneCheck() bool {
+	return e.cancelled() || e.Until == 0 && e.MaxEvents == 0 && e.stalled()
 }
 
 // aloneQuantum is how much simulated time passes between aloneStop's
@@ -318,10 +365,7 @@ func (e *Engine) aloneStop(t Time) bool {
 const aloneQuantum Time = 1 << 24
 
 // cancelled reports whether Run's context is cancelled, and if so makes
-// Run check it before its next event. Kept out of line, so that aloneStop
-// inlines.
-//
-//go:noinline
+// Run check it before its next event.
 func (e *Engine) cancelled() bool {
 	if e.ctx == nil || e.ctx.Err() == nil {
 		return false
@@ -371,15 +415,20 @@ func (w Waiter) String() string { return fmt.Sprintf("%s (core %d) waits on %s",
 // DeadlockError reports that nothing can happen any more while processes
 // still wait: each waiter and what it waits on. Stalled is not 0 when the
 // run went on that long after At with every process stuck and nothing
-// changed (Engine.stalled), perhaps woken again and again (a livelock).
+// changed (Engine.stalled), perhaps woken again and again (a livelock);
+// Polling when some of them polled memory in loops they did not declare.
 type DeadlockError struct {
 	At      Time
 	Waiters []Waiter
 	Stalled Time
+	Polling bool
 }
 
 // Error says the run deadlocked, when, and who waits on what.
 func (d *DeadlockError) Error() string {
+	if d.Polling {
+		return fmt.Sprintf("livelock at %v (for %v after it nothing was written and no wait began or ended, while loops polled memory without saying what they wait on: declare it with SpinUntil or SetWaiting, or give a read-only loop that does end a time limit): %s", d.At, d.Stalled, Waiters(d.Waiters))
+	}
 	if d.Stalled > 0 {
 		return fmt.Sprintf("deadlock at %v (for %v after it every process was stuck and nothing changed, however often they were woken): %s", d.At, d.Stalled, Waiters(d.Waiters))
 	}
@@ -467,6 +516,10 @@ func (p *Proc) hardwareWait() string {
 		return "its own timer, pausing in a polling loop (Relax) after its access to " + m.describe(c.lastAddr, fmt.Sprintf("value %d", m.Peek(c.lastAddr)))
 	case c.wait == waitTimed:
 		return "its own timer"
+	}
+	if c.lastAddr != 0 {
+		m := p.e.mem
+		return "nothing it declared, running: last access " + m.describe(c.lastAddr, fmt.Sprintf("value %d", m.Peek(c.lastAddr)))
 	}
 	return "nothing (runnable)"
 }

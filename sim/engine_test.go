@@ -439,6 +439,122 @@ func TestRunawayNamesWhatALoopPolls(t *testing.T) {
 	r.e.Close()
 }
 
+// Loops written by hand that poll memory nobody will write end, without
+// limits, in a livelock pollAfter (100 ms of simulated time) after the last change,
+// naming each process and the word it last accessed, where they ran until
+// the context was cancelled: a forgotten unlock under a hand-written
+// test-and-test-and-set (cached: every poll a hit), the crossed locks
+// above, and a poll of uncached memory.
+func TestLivelockOfHandWrittenLoops(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		uncached bool
+		procs    []func(p *Proc)
+		at       Time
+		want     []string
+	}{
+		{"forgotten unlock", false, []func(p *Proc){
+			func(p *Proc) { p.Swap(ramBase, 1); p.Compute(100) }, // returns holding the lock
+			func(p *Proc) {
+				p.Compute(50)
+				for p.Load(ramBase) != 0 || p.Swap(ramBase, 2) != 0 {
+					p.Compute(9)
+				}
+			},
+		}, 300 * Nanosecond, []string{"task1 (core 1) waits on nothing it declared, running: last access 0x1000 (value 1)"}},
+		{"crossed locks", false, []func(p *Proc){
+			func(p *Proc) { crossed(p, ramBase, ramBase+64) },
+			func(p *Proc) { crossed(p, ramBase+64, ramBase) },
+		}, 2 * Microsecond, []string{
+			"task0 (core 0) waits on its own timer, pausing in a polling loop (Relax) after its access to 0x1040 (value 1)",
+			"task1 (core 1) waits on its own timer, pausing in a polling loop (Relax) after its access to 0x1000 (value 1)"}},
+		{"uncached poll", true, []func(p *Proc){
+			func(p *Proc) {
+				for p.Load(ramBase) == 0 {
+					p.Compute(3)
+				}
+			},
+		}, 0, []string{"task0 (core 0) waits on nothing it declared, running: last access 0x1000 (value 0)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, 2, c.uncached, nil)
+			defer r.e.Close()
+			for i, fn := range c.procs {
+				r.e.Spawn(r.e.Cores()[i], fmt.Sprintf("task%d", i), fn)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a safety net, not a speed check
+			defer cancel()
+			err := r.e.Run(ctx)
+			var dl *DeadlockError
+			if !errors.As(err, &dl) || !dl.Polling || dl.At > c.at || dl.Stalled < pollAfter || r.e.Now() > dl.At+pollAfter+Millisecond ||
+				!strings.HasPrefix(err.Error(), "livelock at ") {
+				t.Fatalf("got %v at %v, want a livelock from %v on, reported %v later", err, r.e.Now(), c.at, pollAfter)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v\nwant it to say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// crossed takes two test-and-set locks in turn, polling by hand.
+func crossed(p *Proc, a, b Addr) {
+	for _, l := range []Addr{a, b} {
+		for p.Swap(l, 1) != 0 {
+			p.Relax(1000)
+		}
+		p.Compute(1000)
+	}
+}
+
+// What looks like a polling loop but ends is no livelock: the flag is set
+// by a process computing for a second, or by a timer's handler a second
+// on, and a read-only loop of a second ends inside a time limit (the
+// watch looks only at the limit then). Each poller reads nothing new for
+// ten times as long as the livelock watch waits.
+func TestPollingThatEndsIsNoLivelock(t *testing.T) {
+	flag := ramBase
+	poll := func(p *Proc) {
+		for p.Load(flag) == 0 {
+			p.Compute(10)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		until Time
+		setup func(r rig)
+	}{
+		{"a writer computing", 0, func(r rig) {
+			r.e.Spawn(r.e.Cores()[0], "poller", poll)
+			r.e.Spawn(r.e.Cores()[1], "writer", func(p *Proc) { p.Compute(1_000_000_000); p.Store(flag, 1) })
+		}},
+		{"a timer", 0, func(r rig) {
+			r.e.Spawn(r.e.Cores()[0], "poller", poll)
+			r.e.At(Second, NewEvent(func() { r.m.Poke(flag, 1) }, false))
+		}},
+		{"a bounded loop under a limit", 2 * Second, func(r rig) {
+			r.e.Spawn(r.e.Cores()[0], "reader", func(p *Proc) {
+				for p.Now() < Second {
+					p.Load(flag)
+					p.Compute(10)
+				}
+			})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, 2, true, nil)
+			defer r.e.Close()
+			r.e.Until = c.until
+			c.setup(r)
+			if err := r.e.Run(context.Background()); err != nil || r.e.StopReason() != "done" {
+				t.Fatalf("got %v (%q) at %v, want the run done", err, r.e.StopReason(), r.e.Now())
+			}
+		})
+	}
+}
+
 // A waiter in WFI whose only wake-up is its core's tick, 4 ms away, while
 // the other core, masked, spins on the word the waiter will write and a
 // device interrupts it every 2 us: two thousand device events wake nobody

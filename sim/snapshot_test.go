@@ -26,6 +26,8 @@ var snapshotExempt = map[string]string{
 	"Engine.sealAt":     "when the trace is sealed; skips come after it",
 	"Engine.spanners":   "the models that report open spans at the seal, fixed for the run",
 	"Engine.stopReason": "written when Run returns",
+	"Engine.pollMark":   "the livelock watch's bookkeeping: a skip moves changedAt past it, so the watch starts afresh",
+	"Engine.pollHist":   "the livelock watch's bookkeeping, compared only at an unchanged pollMark",
 	"Engine.faults":     "configuration, fixed for the run",
 	"Engine.frand":      "a view of a stream in Engine.streams",
 	"Engine.ff":         "fast-forward itself",
