@@ -210,3 +210,32 @@ func TestPSRAMCounterCostsAboutSRAM(t *testing.T) {
 		}
 	}
 }
+
+// PSRAM changes the notify handshake through one access only: the
+// counter's first, the line's one fill (every later access is a hit in
+// the cache both cores share). At the cited fill time that first access
+// delays the first give past the moment the other task's crosscore
+// interrupt looks, so it finds its task still blocked and switches it out:
+// from the first hand-off on, every one switches twice on each side,
+// exactly 4 context switches per iteration. In SRAM, or with a fill short
+// enough, the run starts in the lock-step of notebook 01's section 2, with
+// fewer.
+func TestPSRAMFillDecidesTheNotifyStart(t *testing.T) {
+	const n = 200
+	for _, c := range []struct {
+		name     string
+		set      map[string]float64
+		lockStep bool
+	}{
+		{"SRAM", map[string]float64{}, true},
+		{"PSRAM, a 400 ns fill", map[string]float64{KeyPSRAM: 1, KeyPSRAMLatency: 400}, true},
+		{"PSRAM, the cited fill", map[string]float64{KeyPSRAM: 1}, false},
+	} {
+		c.set[KeyIterations] = n
+		got := runExp(t, "esp32-critical-section", "notify", c.set)["context_switches"]
+		if (got < 4*n) != c.lockStep || got > 4*n {
+			t.Errorf("%s: %g context switches in %d iterations per task; want %s", c.name, got, n,
+				map[bool]string{true: "fewer than 4 per iteration (the lock-step start)", false: "exactly 4 per iteration"}[c.lockStep])
+		}
+	}
+}
