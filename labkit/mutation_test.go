@@ -164,6 +164,7 @@ package labkit
 //	ledger-noise-ignored     a ratio's interval holding the threshold decides anyway   labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
 //	ledger-one-seed          one seed of a varying metric decides a verdict            labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
 //	ledger-unpaired          two points of one sweep read as independent samples       labkit/ledger/judge.go:runs.ratio                             ledger TestNoisyVerdictsWaitForTheSeeds
+//	ledger-psram-start       a PSRAM seed that started in lock-step is not seen        labkit/ledger/esp32.go:everyHandOffSwitches                   ledger TestPSRAMStartNamedWhenEveryHandOffSwitches
 
 import (
 	"bytes"
@@ -782,6 +783,10 @@ var mutants = []mutant{
 		old: `a.run == b.run && a.variant == b.variant && a.metric == b.metric && res != nil {`,
 		new: `false && res != nil {`,
 		pkg: "./labkit/ledger", test: "TestNoisyVerdictsWaitForTheSeeds"},
+	{name: "ledger-psram-start", file: "labkit/ledger/esp32.go",
+		old: "if sw[i] != 2*n[i] {",
+		new: "if sw[i] > 2*n[i] {",
+		pkg: "./labkit/ledger", test: "TestPSRAMStartNamedWhenEveryHandOffSwitches"},
 }
 
 // mutationRoot returns the repository root (the tests run in labkit/).

@@ -508,3 +508,32 @@ func TestAlignIdenticalSeedBySeed(t *testing.T) {
 		}
 	}
 }
+
+// TestPSRAMStartNamedWhenEveryHandOffSwitches: the alignment claim calls
+// the PSRAM counter's change a cost of the run's start only when every
+// PSRAM seed of notify switched at each hand-off (two per increment), not
+// when one seed started in lock-step.
+func TestPSRAMStartNamedWhenEveryHandOffSwitches(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		fewer []float64 // switches short of two per increment, by seed
+		want  bool
+	}{{[]float64{0, 0}, true}, {[]float64{0, 3}, false}} {
+		res := world{}.results(t, l)
+		runs := res["esp-psram8"].Runs
+		for i := range runs {
+			if runs[i].Variant == "notify" {
+				runs[i].Metrics = maps.Clone(runs[i].Metrics)
+				runs[i].Metrics["context_switches"] = 2*runs[i].Metrics["expected_counter"] - tc.fewer[runs[i].Repeat]
+			}
+		}
+		for _, j := range l.JudgeResults(res) {
+			if j.ID == "esp-align" && strings.Contains(j.Magnitude, "a cost of the run's start") != tc.want {
+				t.Errorf("switches short of two per increment by %v: %s", tc.fewer, j.Magnitude)
+			}
+		}
+	}
+}
