@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"synclab/sim"
@@ -127,4 +128,34 @@ func ExampleProc_CondWait() {
 	// Output:
 	// counter: 800
 	// wake-ups per acquisition above 2: true
+}
+
+// A lock released by nobody: cpu0 takes it and returns without the release,
+// and cpu1 polls it in a loop written by hand, which says nothing of what
+// it waits on. Nothing is written for 100 ms of simulated time while cpu1
+// keeps reading, so the run ends in a livelock naming the word it polls,
+// instead of running until it is cancelled.
+func ExampleDeadlockError_livelock() {
+	e := sim.NewEngine(1)
+	for i := 0; i < 2; i++ {
+		e.AddCore(sim.CoreConfig{Name: "a72", Hz: 1_800_000_000, ExecMW: 1130, HitCycles: 4})
+	}
+	m, _ := e.NewMemory(sim.Coherence{LineSize: 64, SameCluster: 80 * sim.Nanosecond})
+	m.AddRegion(sim.Region{Name: "dram", Base: 0x1000, Size: 4096, Latency: 120 * sim.Nanosecond})
+	const lock = sim.Addr(0x1000)
+	m.Name(lock, 8, "lock")
+	e.Spawn(e.Cores()[0], "cpu0", func(p *sim.Proc) { p.Swap(lock, 1) })
+	e.Spawn(e.Cores()[1], "cpu1", func(p *sim.Proc) {
+		p.Compute(1000)
+		for p.Load(lock) != 0 || p.Swap(lock, 2) != 0 {
+			p.Compute(50)
+		}
+	})
+	err := e.Run(context.Background())
+	var dl *sim.DeadlockError
+	if errors.As(err, &dl) && dl.Polling {
+		fmt.Println(dl.Waiters[0])
+	}
+	// Output:
+	// cpu1 (core 1) waits on nothing it declared, running: last access lock (0x1000, value 1)
 }
