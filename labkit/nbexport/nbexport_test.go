@@ -136,6 +136,9 @@ func TestCheck(t *testing.T) {
 		{"chart with library", lib + chart, ""},
 		{"chart without library", chart, "1 chart(s) but no inlined ECharts library"},
 		{"no library when it ran", lib + chart + `<div>SyncLab: charts cannot be drawn: no local ECharts copy</div>`, "run make setup"},
+		{"a verb without its argument", `<p>the 95%!i(MISSING)nterval</p>`, `formatted wrongly (Go's fmt wrote "%!i("`},
+		{"an argument without its verb", `<p>total 3%!(EXTRA int=4)</p>`, "formatted wrongly"},
+		{"a percent sign", `<p>95% interval, 100%! really</p>`, ""},
 	}
 	for _, c := range cases {
 		err := Check([]byte(c.page))

@@ -192,8 +192,11 @@ func inlineAssets(tools Tools, page []byte) ([]byte, error) {
 }
 
 var (
-	scriptSrc  = regexp.MustCompile(`(?is)<script\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)`)
-	linkHref   = regexp.MustCompile(`(?is)<link\b[^>]*\bhref\s*=\s*["']?(https?:[^"'\s>]+|//[^"'\s>]+)`)
+	scriptSrc = regexp.MustCompile(`(?is)<script\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)`)
+	linkHref  = regexp.MustCompile(`(?is)<link\b[^>]*\bhref\s*=\s*["']?(https?:[^"'\s>]+|//[^"'\s>]+)`)
+	// fmtError is what Go's fmt writes for a verb without its argument, an
+	// argument without its verb, or a bad width: a text the reader would see garbled.
+	fmtError   = regexp.MustCompile(`%!([a-zA-Z]\(|\((EXTRA|NOVERB|BADWIDTH|BADPREC|BADINDEX))`)
 	chartDiv   = regexp.MustCompile(`<div id="([^"]+)" class="synclab-chart"`)
 	cellDiv    = regexp.MustCompile(`<div class="jp-Cell [^"]*"`) // nbconvert's lab template, tags as celltag_ classes
 	cellTagRE  = regexp.MustCompile(`\bcelltag_` + cellTagPrefix + `(\d+)\b`)
@@ -238,8 +241,13 @@ func ChartsByCell(page []byte) map[int][]string {
 }
 
 // Check verifies that a page needs no network: no <script src> other than data: URLs, no
-// stylesheet from the web, and, when it has charts, the ECharts library inlined.
+// stylesheet from the web, and, when it has charts, the ECharts library inlined; and that
+// no text on it was garbled by a format string (a "%" in a Go format that is not a verb).
 func Check(page []byte) error {
+	if i := fmtError.FindIndex(page); i != nil {
+		return fmt.Errorf("a text was formatted wrongly (Go's fmt wrote %q: a %% in a format string that is no verb, or a verb without its argument): %q",
+			page[i[0]:i[1]], page[max(0, i[0]-60):min(len(page), i[1]+30)])
+	}
 	var problems []string
 	for _, m := range scriptSrc.FindAllSubmatch(page, -1) {
 		if src := string(m[1]); !strings.HasPrefix(src, "data:") {
