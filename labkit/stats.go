@@ -233,3 +233,22 @@ func (r *Result) defaultPoint() (int, bool) {
 	}
 	return 0, false
 }
+
+// ProportionCI returns the exact (Clopper-Pearson) interval at level (0.95
+// for 95%) for a proportion seen k times in n trials: it holds the true
+// proportion with at least that probability, whatever the proportion. A
+// count outside 0..n, or no trials, gives NaN for both ends.
+func ProportionCI(k, n int, level float64) (lo, hi float64) {
+	if n < 1 || k < 0 || k > n || !(level > 0 && level < 1) {
+		return math.NaN(), math.NaN()
+	}
+	tail := (1 - level) / 2
+	lo, hi = 0, 1
+	if k > 0 {
+		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(tail)
+	}
+	if k < n {
+		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - tail)
+	}
+	return lo, hi
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -187,5 +189,37 @@ func TestUnknownNamesGiveNaN(t *testing.T) {
 				t.Errorf("Summary %+v, Mean %g: want N 0 and NaN", s, m)
 			}
 		})
+	}
+}
+
+// TestProportionCI: Clopper-Pearson intervals as tabulated (10 trials: 9
+// successes give 0.555 to 0.9975, all 10 give 0.6915 to 1, none 0 to
+// 0.3085), and at each inner end the binomial tail beyond the count is
+// exactly the level's half: the defining property.
+func TestProportionCI(t *testing.T) {
+	for _, c := range []struct {
+		k, n   int
+		lo, hi float64
+	}{{9, 10, 0.5550, 0.9975}, {10, 10, 0.6915, 1}, {0, 10, 0, 0.3085}, {1, 2, 0.0126, 0.9874}} {
+		lo, hi := ProportionCI(c.k, c.n, 0.95)
+		if math.Abs(lo-c.lo) > 5e-4 || math.Abs(hi-c.hi) > 5e-4 {
+			t.Errorf("%d of %d: [%.4f, %.4f], want [%.4f, %.4f]", c.k, c.n, lo, hi, c.lo, c.hi)
+		}
+		// P(X >= k | lo) and P(X <= k | hi) are 2.5% each.
+		if c.k > 0 {
+			if p := 1 - (distuv.Binomial{N: float64(c.n), P: lo}).CDF(float64(c.k-1)); math.Abs(p-0.025) > 1e-6 {
+				t.Errorf("%d of %d: P(X >= k) at the lower end %.6f, want 0.025", c.k, c.n, p)
+			}
+		}
+		if c.k < c.n {
+			if p := (distuv.Binomial{N: float64(c.n), P: hi}).CDF(float64(c.k)); math.Abs(p-0.025) > 1e-6 {
+				t.Errorf("%d of %d: P(X <= k) at the upper end %.6f, want 0.025", c.k, c.n, p)
+			}
+		}
+	}
+	for _, bad := range [][2]int{{-1, 10}, {11, 10}, {0, 0}} {
+		if lo, hi := ProportionCI(bad[0], bad[1], 0.95); !math.IsNaN(lo) || !math.IsNaN(hi) {
+			t.Errorf("%d of %d: [%g, %g], want NaN", bad[0], bad[1], lo, hi)
+		}
 	}
 }
