@@ -72,7 +72,7 @@ var armJudges = map[string]judge{
 		h := r.mean("scaling", "qspinlock", r.point("scaling", "cores", 4), "handoff_ns")
 		mag := fmt.Sprintf("%s ns from a release to the next holder's acquisition (qspinlock, 4 cores, waiters queued)", num(h))
 		if h < 1000 {
-			return Holds, mag, "the releasing store clears the waiter's exclusive monitor, which is a wake-up event: one line transfer and the WFE wake, no SEV"
+			return Holds, mag, "the releasing store clears the waiter's exclusive monitor, which is a wake-up event, so the waiter wakes at once, with no SEV and no tick: the hand-off is the WFE wake and a few line transfers (the release, the waiter's reload, its take)"
 		}
 		return Contradicted, mag, "the hand-off takes more than a microsecond"
 	},
@@ -83,7 +83,7 @@ var armJudges = map[string]judge{
 			num(sim), num(art), num(wfe), vs(wfe, r.value("wfe")), r.value("wfe"), num(wfi), vs(wfi, r.value("wfi")), r.value("wfi"))
 		switch {
 		case within(sim, art, 2):
-			return Holds, mag, "WFI waits for its tick, WFE for one line transfer"
+			return Holds, mag, "WFI waits for its tick, WFE for the release's line transfers"
 		case sim > 1:
 			return Partly, mag, "the direction holds (WFI waits for its tick, about half a tick period); WFE's wait here is queueing behind microsecond sections, far below 0.12 ms"
 		}
