@@ -253,7 +253,7 @@ var armJudges = map[string]judge{
 		case eT < eA && thrT >= 0.9*thrA:
 			return Holds, mag, "sleeping saves energy at little cost here"
 		case calls > 0 && eT > eA && thrT < 0.9*thrA:
-			return Contradicted, mag, "each schedule() costs two context switches, a wake-up IPI and, once the CPU idles, the deep idle state's exit (250 µs): sleeping waiters convoy behind each other, so power falls only because little work gets done"
+			return Contradicted, mag, "each schedule() costs two context switches, a wake-up IPI and, once the CPU idles, the deep idle state's exit (250 µs): sleeping waiters convoy behind each other, so power falls only because little work gets done; and Linux lets no spinlock waiter schedule() at all (spin_lock disables preemption: \"scheduling while atomic\"), so this tier exists only in sleeping locks"
 		}
 		return Partly, mag, "the schedule() tier trades throughput for power"
 	},

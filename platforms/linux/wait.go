@@ -28,8 +28,10 @@ const (
 	Adaptive
 	// Tiered: poll SpinLimit times, then WFE up to WFELimit wake-ups, then
 	// schedule() until a write to the lock word wakes the task (the
-	// article's 6). With interrupts masked or in a handler schedule() is
-	// illegal, so there the last tier stays WFE.
+	// article's 6). A what-if: Linux lets no spinlock waiter schedule(),
+	// since spin_lock disables preemption first ("scheduling while atomic"),
+	// so the model sleeps as a sleeping lock would. With interrupts masked or
+	// in a handler not even that can sleep, so there the last tier stays WFE.
 	Tiered
 	// WFET: as WFE, but every sleep also ends after Timeout (ARMv8.7
 	// FEAT_WFxT; the article calls it ARMv8.1). The RK3399's cores

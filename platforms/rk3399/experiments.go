@@ -241,7 +241,7 @@ func spinlockWait() platforms.Experiment {
 			"interrupt (its scheduler tick, all ticks aligned), and with interrupts masked a pending tick makes every later WFI fall through, " +
 			"so it then spins. relax, adaptive and tiered are the article's alternatives (tiered cannot schedule() with interrupts masked, " +
 			"so under irqsave=1 it behaves as adaptive; irqsave=0 takes the lock with plain spin_lock, and then it sleeps in schedule() " +
-			"after wfe_limit WFE wake-ups, but a handler that takes the lock on the holder's CPU deadlocks: irq_mean_us=0 removes it); " +
+			"after wfe_limit WFE wake-ups, a what-if, since Linux lets no spinlock waiter schedule(), but a handler that takes the lock on the holder's CPU deadlocks: irq_mean_us=0 removes it); " +
 			"wfet bounds each WFE sleep by wfet_us (ARMv8.7 WFET, a what-if: the RK3399 lacks it). lose_sev loses SEV " +
 			"instructions (the article's faulty SoC), lose_wake every wake-up event. What drives each metric: avg/p99/max_lock_wait_ms are queueing behind the holder (critical " +
 			"sections of 10 µs in threads, 5 µs in the handler) plus the wake mechanism (wfe: one line transfer and the WFE wake after " +
@@ -260,7 +260,7 @@ func spinlockWait() platforms.Experiment {
 			{Name: "wfi", Doc: "the article's fault: the same lock waiting in WFI, woken only by interrupts"},
 			{Name: "relax", Doc: "busy-wait with cpu_relax (no low-power wait)"},
 			{Name: "adaptive", Doc: "poll spin_limit times, then WFE (article 4.2)"},
-			{Name: "tiered", Doc: "poll, then WFE wfe_limit times, then schedule() (article 6); schedule() is illegal with interrupts masked, so with irqsave=1 it stays in WFE"},
+			{Name: "tiered", Doc: "poll, then WFE wfe_limit times, then schedule() (article 6), a what-if: Linux forbids schedule() in any spinlock (spin_lock disables preemption), and with interrupts masked not even the what-if sleeps, so with irqsave=1 it stays in WFE"},
 			{Name: "wfet", Doc: "as wfe, each sleep also ended by a WFET timeout of wfet_us (ARMv8.7; not on the RK3399: a what-if)"},
 		},
 		Repeats: 3,
@@ -380,7 +380,7 @@ func WorkloadParams() platforms.Params {
 		{Key: "redundant_sev", Value: 0, Unit: "bool", Prov: platforms.CODE, Source: ArticleARM + ", section 5: the workaround, a redundant SEV",
 			Doc: "1: every release sends an extra SEV", Choices: []float64{0, 1}},
 		{Key: "irqsave", Value: 1, Unit: "bool", Prov: platforms.CODE, Source: ArticleARM + ", section 4.1: spin_lock_irqsave() is required in interrupt context",
-			Doc: "1: threads take the lock with spin_lock_irqsave; 0: with plain spin_lock, interrupts enabled while waiting and holding (the tiered policy may then schedule(); a handler taking the same lock on the holder's CPU deadlocks)", Choices: []float64{0, 1}},
+			Doc: "1: threads take the lock with spin_lock_irqsave; 0: with plain spin_lock, interrupts enabled while waiting and holding (the tiered policy may then schedule(), a what-if: no Linux spinlock may; a handler taking the same lock on the holder's CPU deadlocks)", Choices: []float64{0, 1}},
 		{Key: "wfet_us", Value: 50, Unit: "us", Prov: platforms.ASSUME, Source: "no kernel bounds spinlock waits with WFET (ARMv8.7 FEAT_WFxT, which the RK3399's ARMv8.0 cores lack); " + ArticleARM + ", section 4.3 names it without a value",
 			Doc: "wfet: the timeout that ends each WFET sleep", Min: 0.1, Max: 100000, Low: 10, High: 1000},
 	}
