@@ -87,9 +87,10 @@ func (l *lockBase) Word() sim.Addr { return l.word }
 // lock it already holds can never get it, nor can an interrupt handler that
 // queues on a fair lock (qspinlock, ticket) behind the context it
 // interrupted: the lock is served to that context first, which cannot run
-// on until the handler returns. The kernel reports the first as "BUG: spinlock cpu
-// recursion" with the debug option (lockdep flags both); without it the
-// CPU spins until the hard-lockup watchdog fires. It is why a lock an
+// on until the handler returns. The kernel reports the first as "BUG: spinlock
+// recursion" with the debug option (the interrupted holder is still current;
+// lockdep flags both); without it the CPU spins, which arm64 5.10, with no
+// hard-lockup detector, shows as an RCU CPU stall. It is why a lock an
 // interrupt handler takes must be taken with spin_lock_irqsave. The run
 // ends there with a sim.DeadlockError naming the waiter and the context
 // ahead of it.
