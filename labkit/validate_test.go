@@ -28,7 +28,8 @@ func TestJudge(t *testing.T) {
 		{meas, 74, true, -0.26}, // within 25 + 1, below
 		{meas, 126.5, false, 0.265},
 		{meas, 73.5, false, -0.265},
-		{bound, 215, true, 0},
+		{bound, 215, false, 0}, // the vendor's tests assert value < limit
+		{bound, 214.99, true, -0.01 / 215},
 		{bound, 10, true, -205.0 / 215},
 		{bound, 215.01, false, 0.01 / 215},
 	} {

@@ -130,7 +130,7 @@ func (k *Kernel) exitCritical(p *sim.Proc, m *PortMux) {
 		// The rest runs unmasked: an interrupt taken in Restore may have
 		// switched the task out and resumed it on the other core, so pc
 		// is stale; the cycles go to the core the task runs on now.
-		k.work(p, k.cfg.SpinlockPair/2) // nesting bookkeeping and return
+		k.work(p, k.cfg.SpinlockPair-k.cfg.SpinlockPair/2) // nesting bookkeeping and return: the pair's other half
 	}
 }
 
