@@ -165,6 +165,8 @@ package labkit
 //	ledger-one-seed          one seed of a varying metric decides a verdict            labkit/ledger/judge.go:spread.straddles                       ledger TestNoisyVerdictsWaitForTheSeeds
 //	ledger-unpaired          two points of one sweep read as independent samples       labkit/ledger/judge.go:runs.ratio                             ledger TestNoisyVerdictsWaitForTheSeeds
 //	ledger-psram-start       a PSRAM seed that started in lock-step is not seen        labkit/ledger/esp32.go:everyHandOffSwitches                   ledger TestPSRAMStartNamedWhenEveryHandOffSwitches
+//	ledger-rule-means        the 10 µs rule judged from means, seeds on both sides     labkit/ledger/esp32.go:esp-rule                               ledger TestNoisyVerdictsWaitForTheSeeds
+//	ledger-queued-means      the queued-lock claim judged from means                   labkit/ledger/arm.go:arm-queued                               ledger TestNoisyVerdictsWaitForTheSeeds
 
 import (
 	"bytes"
@@ -787,6 +789,14 @@ var mutants = []mutant{
 		old: "if sw[i] != 2*n[i] {",
 		new: "if sw[i] > 2*n[i] {",
 		pkg: "./labkit/ledger", test: "TestPSRAMStartNamedWhenEveryHandOffSwitches"},
+	{name: "ledger-rule-means", file: "labkit/ledger/esp32.go",
+		old: "for i, q := range below {\n\t\t\tif q.straddles(1) {",
+		new: "for i, q := range below {\n\t\t\tif false && q.straddles(1) {",
+		pkg: "./labkit/ledger", test: "TestNoisyVerdictsWaitForTheSeeds"},
+	{name: "ledger-queued-means", file: "labkit/ledger/arm.go",
+		old: "case q16.straddles(1):",
+		new: "case false:",
+		pkg: "./labkit/ledger", test: "TestNoisyVerdictsWaitForTheSeeds"},
 }
 
 // mutationRoot returns the repository root (the tests run in labkit/).

@@ -182,7 +182,7 @@ func ValidationTable(vs []Verdict) Table {
 	t := Table{Title: "SyncLab against published figures: measurements, vendor limits, values derived from code",
 		Header: []string{"check", "kind", "quantity", "published", "model", "tolerance", "independent", "verdict", "source"}}
 	for _, v := range vs {
-		tol := "<= bound"
+		tol := "< bound"
 		if v.Kind != Bound {
 			tol = "± " + numUnit(v.Tolerance.Width(v.Published), v.Unit)
 			if v.Unit == "%" {

@@ -188,7 +188,7 @@ func TestValidationTableColumns(t *testing.T) {
 	tab := ValidationTable(vs)
 	// The tolerance has the figure's unit; on a percentage it is in points.
 	want := [][]string{
-		{"b", "bound", "", "215 cycles", "200 cycles", "<= bound", "no (set from it: pair_cycles, isr_cycles)", "pass", " (, )"},
+		{"b", "bound", "", "215 cycles", "200 cycles", "< bound", "no (set from it: pair_cycles, isr_cycles)", "pass", " (, )"},
 		{"m", "measurement", "", "80 ns", "120 ns", "± 20 ns", "yes", "FAIL", " (, )"},
 		{"p", "measurement", "", "35%", "11%", "± 10 points", "yes", "FAIL", " (, )"},
 		{"d", "derived", "", "5,000 µs", "5,048 µs", "± 500 µs", "yes", "pass", " (, )"},

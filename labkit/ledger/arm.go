@@ -226,15 +226,20 @@ var armJudges = map[string]judge{
 		return Contradicted, mag, "the redundant SEV does not help"
 	},
 	"arm-queued": func(r *runs) (Verdict, string, string) {
-		thr := func(v string, cores int) float64 {
-			return r.mean("scaling", v, r.point("scaling", "cores", cores), "throughput_ops_s")
+		thr := func(cores int) spread {
+			p := r.point("scaling", "cores", cores)
+			return r.ratio(at{"scaling", "qspinlock", p, "throughput_ops_s"}, at{"scaling", "ticket", p, "throughput_ops_s"})
 		}
-		q4, t4, q16, t16 := thr("qspinlock", 4), thr("ticket", 4), thr("qspinlock", 16), thr("ticket", 16)
-		mag := fmt.Sprintf("throughput qspinlock/ticket %.2fx at 4 cores, %.2fx at 16 cores", q4/t4, q16/t16)
+		q4, q16 := thr(4), thr(16)
+		mag := fmt.Sprintf("throughput qspinlock/ticket at 4 cores %s (%s), at 16 cores %s (%s)", num(q4.Value), q4.interval(), num(q16.Value), q16.interval())
 		switch {
-		case q16 > t16 && q4 >= t4:
+		case q16.straddles(1):
+			return unresolved(q16, "qspinlock's throughput over the ticket lock's at 16 cores", "scaling", mag)
+		case q16.Value > 1 && q4.straddles(1):
+			return unresolved(q4, "qspinlock's throughput over the ticket lock's at 4 cores", "scaling", mag)
+		case q16.Value > 1 && q4.Value >= 1:
 			return Holds, mag, "queued waiters spin on their own line; a ticket lock's every waiter re-reads the owner's line after each release"
-		case q16 > t16:
+		case q16.Value > 1:
 			return Partly, mag, "with many waiters: the ticket lock's hand-off grows with its waiters, the queued lock's does not; with few (4 cores, the article's system) the ticket lock, with no further write per hand-off, is faster"
 		}
 		return Contradicted, mag, "the ticket lock keeps up at 16 cores"

@@ -198,29 +198,28 @@ var esp32Judges = map[string]judge{
 			r.mean("esp-cs", "notify", 0, "ns_per_op") // records the missing run
 			return NotSimulated, "", ""
 		}
+		// ratio is notify's time per task iteration over the mutex's at
+		// point i of run name.
+		ratio := func(name string, i int) spread {
+			return r.ratio(at{name, "notify", i, "ns_per_op"}, at{name, "mutex", i, "ns_per_op"})
+		}
 		tenUS := 10 * r.param("esp-cs", "cpu_mhz")
-		var below, above []float64
+		var below, above []spread
 		var parts []string
 		for i, pt := range res.Experiment.Points() {
-			ratio := r.mean("esp-cs", "notify", i, "ns_per_op") / r.mean("esp-cs", "mutex", i, "ns_per_op")
-			parts = append(parts, fmt.Sprintf("%.2f at %g cycles", ratio, pt["cs_cycles"]))
+			q := ratio("esp-cs", i)
+			parts = append(parts, fmt.Sprintf("%.2f at %g cycles", q.Value, pt["cs_cycles"]))
 			if pt["cs_cycles"] < tenUS {
-				below = append(below, ratio)
+				below = append(below, q)
 			} else {
-				above = append(above, ratio)
+				above = append(above, q)
 			}
 		}
-		t2 := r.mean("esp-tasks", "notify", r.point("esp-tasks", "tasks", 2), "ns_per_op") / r.mean("esp-tasks", "mutex", r.point("esp-tasks", "tasks", 2), "ns_per_op")
-		t4 := r.mean("esp-tasks", "notify", r.point("esp-tasks", "tasks", 4), "ns_per_op") / r.mean("esp-tasks", "mutex", r.point("esp-tasks", "tasks", 4), "ns_per_op")
-		wins := func(xs []float64) bool {
-			for _, x := range xs {
-				if x < 1 {
-					return true
-				}
-			}
-			return false
+		t2, t4 := ratio("esp-tasks", r.point("esp-tasks", "tasks", 2)), ratio("esp-tasks", r.point("esp-tasks", "tasks", 4))
+		wins := func(qs []spread) bool {
+			return slices.ContainsFunc(qs, func(q spread) bool { return q.Value < 1 })
 		}
-		first, last := below[0], above[len(above)-1]
+		first, last := below[0].Value, above[len(above)-1].Value
 		trend := func(from, to float64) string {
 			switch {
 			case from >= 1 && to >= 1 && to < from:
@@ -230,14 +229,31 @@ var esp32Judges = map[string]judge{
 			}
 			return "notify/mutex crosses 1"
 		}
-		mag := fmt.Sprintf("notify/mutex time per task iteration: %s (10 µs = %g cycles): %s from %.2fx to %.2fx as the section grows; %.2f with 2 tasks, %.2f with 4: %s",
-			strings.Join(parts, ", "), tenUS, trend(first, last), first, last, t2, t4, trend(t2, t4))
+		mag := fmt.Sprintf("notify/mutex time per task iteration: %s (10 µs = %g cycles): %s from %.2fx to %.2fx as the section grows; %.2f with 2 tasks, %.2f with 4: %s; %s",
+			strings.Join(parts, ", "), tenUS, trend(first, last), first, last, t2.Value, t4.Value, trend(t2.Value, t4.Value),
+			widest(append(append(slices.Clone(below), above...), t2, t4)))
+		for i, q := range below {
+			if q.straddles(1) {
+				return unresolved(q, fmt.Sprintf("notify/mutex at %g cycles", res.Experiment.Points()[i]["cs_cycles"]), "esp-cs", mag)
+			}
+		}
 		switch {
 		case !wins(below) && last < first:
 			return Contradicted, mag, "notify is never faster below 10 µs, and its deficit shrinks as the section grows (the mutex then blocks too and pays the same sleep and wake): the threshold runs the wrong way"
 		case !wins(below):
 			return Contradicted, mag, "notify is never faster below 10 µs"
-		case wins(below) && !wins(above) && t2 < 1 && t4 >= 1:
+		}
+		for _, q := range above {
+			if q.straddles(1) {
+				return unresolved(q, "notify/mutex at 10 µs or more", "esp-cs", mag)
+			}
+		}
+		for _, q := range []spread{t2, t4} {
+			if q.straddles(1) {
+				return unresolved(q, "notify/mutex at 2 or 4 tasks", "esp-tasks", mag)
+			}
+		}
+		if !wins(above) && t2.Value < 1 && t4.Value >= 1 {
 			return Holds, mag, "notify wins exactly where the rule says"
 		}
 		return Partly, mag, "notify wins somewhere, not where the rule puts it"

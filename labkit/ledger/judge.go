@@ -171,6 +171,23 @@ func (q spread) interval() string {
 	return fmt.Sprintf("95%% interval %s to %s over %d seeds", num(q.Lo), num(q.Hi), q.n)
 }
 
+// widest words how far the 95% intervals of qs reach from their ratios,
+// at most: "every ratio's 95% interval within ±0.4% of it over 2 seeds".
+func widest(qs []spread) string {
+	w, n := 0.0, math.MaxInt
+	for _, q := range qs {
+		n = min(n, q.n)
+		w = max(w, (q.Hi-q.Value)/q.Value, (q.Value-q.Lo)/q.Value)
+	}
+	switch {
+	case n < 2:
+		return "from 1 seed: no interval"
+	case math.IsInf(w, 0) || math.IsNaN(w):
+		return fmt.Sprintf("a ratio's 95%% interval unbounded over %d seeds", n)
+	}
+	return fmt.Sprintf("every ratio's 95%% interval within ±%s%% of it over %d seeds", num(100*w), n)
+}
+
 // unresolved judges a claim whose deciding ratio q, of what, straddles its
 // thresholds: the why names the ratio and the run whose repeats would
 // decide.

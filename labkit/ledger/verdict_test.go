@@ -62,6 +62,16 @@ func TestVerdictsFollowTheNumbers(t *testing.T) {
 		// The article: notify's worst interrupt latency below the mutex's.
 		{"esp-table-irq", world{"esp-main/notify/max_irq_latency_us": 8, "esp-main/mutex/max_irq_latency_us": 15}, Holds},
 		{"esp-table-irq", world{"esp-main/notify/max_irq_latency_us": 30, "esp-main/mutex/max_irq_latency_us": 15}, Contradicted},
+		// The rule: notify faster below 10 µs and with two tasks, slower
+		// elsewhere, holds; faster everywhere is partly; never, contradicted.
+		{"esp-rule", world{"esp-cs/notify/ns_per_op@cs_cycles=0": 0.5, "esp-cs/notify/ns_per_op@cs_cycles=480": 0.6,
+			"esp-cs/notify/ns_per_op": 2, "esp-tasks/notify/ns_per_op@tasks=2": 0.5, "esp-tasks/notify/ns_per_op@tasks=4": 2}, Holds},
+		{"esp-rule", world{"esp-cs/notify/ns_per_op": 0.5, "esp-tasks/notify/ns_per_op": 0.5}, Partly},
+		{"esp-rule", world{"esp-cs/notify/ns_per_op": 2, "esp-tasks/notify/ns_per_op": 2}, Contradicted},
+		// A queued lock faster at 4 and 16 cores holds, at 16 only partly.
+		{"arm-queued", world{"scaling/qspinlock/throughput_ops_s": 1.3}, Holds},
+		{"arm-queued", world{"scaling/qspinlock/throughput_ops_s@cores=16": 1.3, "scaling/qspinlock/throughput_ops_s@cores=4": 0.84}, Partly},
+		{"arm-queued", world{"scaling/qspinlock/throughput_ops_s@cores=16": 0.9}, Contradicted},
 		// Notify 0.65-0.9 of the mutex's time holds; slower contradicts.
 		{"esp-table-time", world{"esp-main/notify/ns_per_op": 800, "esp-main/mutex/ns_per_op": 1000}, Holds},
 		{"esp-table-time", world{"esp-main/notify/ns_per_op": 500, "esp-main/mutex/ns_per_op": 1000}, Partly},
@@ -418,6 +428,13 @@ func TestNoisyVerdictsWaitForTheSeeds(t *testing.T) {
 	split := func(before, after []float64) map[at][]float64 {
 		return map[at][]float64{{"split", "global-wfi", 0, "max_lock_wait_ms"}: before, {"split", "percpu", 0, "max_lock_wait_ms"}: after}
 	}
+	queued := func(q16, t16 []float64) map[at][]float64 { // cores 4 (point 0) at 1 and 1: the queued lock keeps up
+		return map[at][]float64{{"scaling", "qspinlock", 1, "throughput_ops_s"}: q16, {"scaling", "ticket", 1, "throughput_ops_s"}: t16,
+			{"scaling", "qspinlock", 0, "throughput_ops_s"}: {0.84, 0.84}, {"scaling", "ticket", 0, "throughput_ops_s"}: {1, 1}}
+	}
+	rule := func(notify, mutex []float64) map[at][]float64 { // elsewhere notify and the mutex tie
+		return map[at][]float64{{"esp-cs", "notify", 0, "ns_per_op"}: notify, {"esp-cs", "mutex", 0, "ns_per_op"}: mutex}
+	}
 	for _, tc := range []struct {
 		claim  string
 		seeds  map[at][]float64
@@ -437,6 +454,13 @@ func TestNoisyVerdictsWaitForTheSeeds(t *testing.T) {
 		{"arm-incident-spikes", spikes([]float64{0.36, 0.47, 0.61}, []float64{0.03, 0.04, 0.05}), Holds, 0},
 		{"arm-5g-latency", split([]float64{4, 4.5, 5}, []float64{0.4, 0.5, 0.6}), Holds, 0},      // 9x, article 8x
 		{"arm-5g-latency", split([]float64{4, 4.5, 5}, []float64{0.1, 0.5, 0.2}), Unresolved, 0}, // 16.9x, with 16x the edge of holds
+		// Throughput 1.08x at 16 cores, one seed 0.83x: the queued lock may
+		// not be the faster; the same mean with tight seeds is partly.
+		{"arm-queued", queued([]float64{1, 1.6}, []float64{1.2, 1.2}), Unresolved, 0},
+		{"arm-queued", queued([]float64{1.3, 1.31}, []float64{1.2, 1.21}), Partly, 0},
+		// Notify 1.1x the mutex's at 0 cycles, one seed faster.
+		{"esp-rule", rule([]float64{0.6, 1.5, 1.2}, []float64{1, 1, 1}), Unresolved, 0},
+		{"esp-rule", rule([]float64{1.1, 1.11, 1.1}, []float64{1, 1, 1}), Contradicted, 0},
 	} {
 		l := l
 		if tc.repeat > 0 {
