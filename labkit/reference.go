@@ -232,13 +232,19 @@ func (c *Claim) verdict(r *Result, point int) {
 		c.Direction = "agrees"
 		c.Verdict = "reproduced: same direction, " + mag
 	case art == sim:
+		// The gap can agree in sign and not in size: 48 against 47 is not
+		// 100 against 56.
 		c.Direction = "agrees"
-		c.Verdict = fmt.Sprintf("same direction (%s %s %s), magnitudes %s", a.Variant, rel[art], b.Variant, mag)
+		c.Verdict = fmt.Sprintf("same direction (%s %s %s), magnitudes %s; the model's gap is %sx, the article's %sx",
+			a.Variant, rel[art], b.Variant, mag, sigDigits(gap(a.Sim.Mean, b.Sim.Mean), 3), sigDigits(gap(a.Article, b.Article), 3))
 	default:
 		c.Direction = "disagrees"
 		c.Verdict = fmt.Sprintf("contradicted: article %s %s %s, model %s %s %s", a.Variant, rel[art], b.Variant, a.Variant, rel[sim], b.Variant)
 	}
 }
+
+// gap is the larger of a and b over the smaller.
+func gap(a, b float64) float64 { return max(a, b) / min(a, b) }
 
 func sign(x float64) int {
 	switch {

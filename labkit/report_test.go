@@ -114,6 +114,15 @@ func TestClaims(t *testing.T) {
 	if d := claims[0].Sides[1].DeviationPct; !near(d, 100*(claims[0].Sides[1].Sim.Mean-0.03)/0.03, 1e-9) {
 		t.Errorf("deviation %g", d)
 	}
+	// An article gap of 1.05x in the model's direction, far from its size:
+	// the verdict gives both gaps, not agreement alone.
+	res.Experiment = res.Experiment.Clone()
+	res.Experiment.Reference[1].Value = 0.021
+	c := res.Claims()[0]
+	want := fmt.Sprintf("the model's gap is %sx, the article's 1.05x", sigDigits(c.Sides[1].Sim.Mean/c.Sides[0].Sim.Mean, 3))
+	if c.Direction != "agrees" || !strings.HasPrefix(c.Verdict, "same direction (fast < slow)") || !strings.Contains(c.Verdict, want) {
+		t.Errorf("a gap of another size: %s: %s, want %q", c.Direction, c.Verdict, want)
+	}
 }
 
 // TestClaimsFromOneSeed: one run per variant has no spread to test a
