@@ -68,7 +68,7 @@ func Params() platforms.Params {
 			Doc:    "time to fill a 32-byte cache line from external SPI RAM"},
 		{Key: KeyPSRAMHit, Value: 1, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 20, Low: 1, High: 4,
 			Source: "ESP32 Technical Reference Manual (Espressif, v5.x), System and Memory: external RAM is reached through the flash/PSRAM MMU cache, whose hit time is not published; ~1 cycle assumed, as for internal SRAM",
-			Doc:    "latency of a load or store that hits in the PSRAM cache, from either core (both share one cache in IDF's low/high mode)"},
+			Doc:    "latency of a load or store that hits in the PSRAM cache, from either core (in IDF's low/high mode each PSRAM line lives in one of the two cores' caches, whichever core accesses it)"},
 		{Key: KeySpinLoop, Value: 10, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 2, Max: 200, Low: 6, High: 30,
 			Source: "esp-idf esp_hw_support/include/spinlock.h: retry loop of compare_and_set (WSR SCOMPARE1; S32C1I), no backoff; loop length not published",
 			Doc:    "period of one retry of the portMUX acquire loop"},

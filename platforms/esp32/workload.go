@@ -65,7 +65,7 @@ func WorkloadParams() platforms.Params {
 		{Key: KeyPeriphISR, Value: 50, Unit: "cycles", Prov: platforms.ASSUME, Integer: true, Min: 1, Max: 100_000, Low: 20, High: 200,
 			Source: "a handler that acknowledges a timer-group interrupt (not measured)", Doc: "work of the peripheral interrupt's handler"},
 		{Key: KeyPSRAM, Value: 0, Unit: "flag", Prov: platforms.CODE, Min: 0, Max: 1, Choices: []float64{0, 1},
-			Source: article + " (the board has external SPI RAM)", Doc: "1: the counter lives in PSRAM (EXT_RAM_BSS_ATTR), behind the external-RAM cache the two cores share (IDF's low/high mode)"},
+			Source: article + " (the board has external SPI RAM)", Doc: "1: the counter lives in PSRAM (EXT_RAM_BSS_ATTR), behind the external-RAM caches, where each line lives in one cache whichever core accesses it (IDF's low/high mode)"},
 	}
 }
 
