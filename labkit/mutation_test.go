@@ -142,6 +142,7 @@ package labkit
 //	nb-empty-list            -p Cs= refused instead of an empty slice                  labkit/nbexport/params.go:Param.goValue                       nbexport TestParameterValues
 //	nb-setting-emptykey      -p =3 accepted with an empty name                         labkit/nbexport/params.go:ParseSetting                        nbexport TestParseSetting
 //	nb-setting-trim          -p ' N =3' keeps the spaces in the name                   labkit/nbexport/params.go:ParseSetting                        nbexport TestParseSetting
+//	nb-diag-headless         the failing cell's capture runs with a browser expected    labkit/nbexport/nbexport.go:failingCellOutputs                nbexport TestExportFailingCell
 //	nb-call-type             -p cannot set F = float64(3)                              labkit/nbexport/params.go:literalType                         nbexport TestParameterValues
 //	tornado-order            tornado puts the largest span at the bottom               labkit/resultcharts.go:Tornado                                labkit TestTornadoLargestSpanOnTop
 //	stamp-variant-plural     stamp says '1 variant' for 2                              labkit/internal/plural/plural.go:Count                        nbexport TestStampRunTexts
@@ -789,6 +790,10 @@ var mutants = []mutant{
 		old: "if sw[i] != 2*n[i] {",
 		new: "if sw[i] > 2*n[i] {",
 		pkg: "./labkit/ledger", test: "TestPSRAMStartNamedWhenEveryHandOffSwitches"},
+	{name: "nb-diag-headless", file: "labkit/nbexport/nbexport.go",
+		old: "env := []string{SessionEnv + \"=\" + filepath.Join(tmp, \"session.jsonl\"), \"TMPDIR=\" + tmp}",
+		new: "env := []string{\"TMPDIR=\" + tmp}",
+		pkg: "./labkit/nbexport", test: "TestExportFailingCell"},
 	{name: "ledger-rule-means", file: "labkit/ledger/esp32.go",
 		old: "for i, q := range below {\n\t\t\tif q.straddles(1) {",
 		new: "for i, q := range below {\n\t\t\tif false && q.straddles(1) {",

@@ -363,8 +363,11 @@ func failingCellOutputs(ctx context.Context, tools Tools, dir, notebook, source 
 	if err := writeNotebook(in, nb); err != nil {
 		return ci, "", err
 	}
-	// Run in dir, as the failed run was, so relative paths resolve the same.
-	if log, err := nbconvert(ctx, tools, dir, in, true, nil, "--to", "notebook", "--allow-errors",
+	// Run in dir, as the failed run was, so relative paths resolve the same,
+	// and headless as it was: a notebook that shows widgets to a browser
+	// (labkit.Headless false) would wait for one that never connects.
+	env := []string{SessionEnv + "=" + filepath.Join(tmp, "session.jsonl"), "TMPDIR=" + tmp}
+	if log, err := nbconvert(ctx, tools, dir, in, true, env, "--to", "notebook", "--allow-errors",
 		"--output-dir", tmp, "--output", "out"); err != nil {
 		return ci, "", fmt.Errorf("%v\n%s", err, tail(log, 10))
 	}

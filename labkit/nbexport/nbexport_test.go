@@ -555,7 +555,13 @@ func TestExportFailingCell(t *testing.T) {
 		{"nocompile.ipynb", "%%\nx := undefinedThing + 1\nfmt.Println(x)", []string{"nocompile.ipynb", "code cell #2", "undefined: undefinedThing"}},
 		{"asserts.ipynb", "import \"synclab/labkit\"\n\n%%\nwfe, wfi := 3.0, 2.0\nlabkit.Assert(wfe < wfi, \"WFE waits less than WFI (%g vs %g ms)\", wfe, wfi)",
 			[]string{"asserts.ipynb", "code cell #2", "conclusion does not hold: WFE waits less than WFI (3 vs 2 ms)"}},
+		// The playground's shape: headless, the cell fails; with a browser
+		// it would wait for widgets forever. The run that captures the
+		// output must be headless too, or it waits until the cell timeout.
+		{"widgets.ipynb", "import \"synclab/labkit\"\n\n%%\nif !labkit.Headless() {\n\tselect {}\n}\npanic(\"headless view broke\")",
+			[]string{"widgets.ipynb", "code cell #2", "panic: headless view broke"}},
 	}
+	t.Setenv("SYNCLAB_CELL_TIMEOUT", "60") // a capture that waits fails in a minute, not ten
 	for _, c := range cases {
 		nb := writeTestNotebook(t, dir, c.name, code("%%\nfmt.Println(\"first cell ok\")"), code(c.src), code("%%\nfmt.Println(\"never runs\")"))
 		err := Export(context.Background(), []string{nb}, Options{OutDir: filepath.Join(dir, "out")})
