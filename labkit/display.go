@@ -205,4 +205,7 @@ const tableCSS = `<style>table.synclab{border-collapse:collapse;margin:0.5em 0;f
 table.synclab caption{font-weight:bold;text-align:left;padding:4px 0}
 table.synclab.synclab th,table.synclab.synclab td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top;word-break:keep-all}
 table.synclab.synclab td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-table.synclab th{background:#f3f3f3}</style>`
+table.synclab th{background:#f3f3f3}
+details.synclab-terms{font-size:13px;margin:0 0 0.8em}
+details.synclab-terms dt{font-family:monospace;margin-top:2px}
+details.synclab-terms dd{margin:0 0 0 1.5em;color:#444}</style>`

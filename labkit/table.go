@@ -28,7 +28,13 @@ type Table struct {
 	// values): when WriteText splits a table too wide for the terminal
 	// into several, each part repeats them.
 	Key int
+	// Terms explain names the table uses (its metrics' keys): HTML lists
+	// them under the table, collapsed; a terminal has lab run NAME -h.
+	Terms []Term
 }
+
+// Term is a name a table uses and what it means.
+type Term struct{ Name, Doc string }
 
 // minColumn is the narrowest a column gets when WriteText wraps its cells.
 const minColumn = 12
@@ -254,6 +260,13 @@ func (t Table) HTML() string {
 		b.WriteString("</tr>")
 	}
 	b.WriteString("</tbody></table>")
+	if len(t.Terms) > 0 {
+		b.WriteString(`<details class="synclab-terms"><summary>what the names in this table mean</summary><dl>`)
+		for _, d := range t.Terms {
+			b.WriteString("<dt>" + html.EscapeString(d.Name) + "</dt><dd>" + html.EscapeString(d.Doc) + "</dd>")
+		}
+		b.WriteString("</dl></details>")
+	}
 	return b.String()
 }
 
@@ -293,6 +306,9 @@ func SummaryTable(r *Result) Table {
 		title = fmt.Sprintf("%s: mean ± 95%% CI over the runs finished before the interruption, %d of %d", e.Name, len(r.Runs), r.Shard.size(total))
 	}
 	t := Table{Title: title, Key: len(e.Sweep) + 1}
+	for _, m := range e.Metrics {
+		t.Terms = append(t.Terms, Term{m.Name, metricDoc(m)})
+	}
 	for _, a := range e.Sweep {
 		t.Header = append(t.Header, a.Param)
 	}
@@ -352,6 +368,25 @@ func SummaryTable(r *Result) Table {
 		}
 	}
 	return t
+}
+
+// metricDoc says what a metric is, its unit, which way is better and when
+// it has no value: "time per increment (ns; lower is better)".
+func metricDoc(m platforms.Metric) string {
+	var in []string
+	if m.Unit != "" {
+		in = append(in, ShowUnit(m.Unit))
+	}
+	if m.Better != platforms.Neither {
+		in = append(in, string(m.Better)+" is better")
+	}
+	if m.None != "" {
+		in = append(in, `"-" when `+m.None)
+	}
+	if len(in) == 0 {
+		return m.Doc
+	}
+	return m.Doc + " (" + strings.Join(in, "; ") + ")"
 }
 
 // MetricLabel is a metric's name with its unit, as tables, charts and lab

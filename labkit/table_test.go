@@ -2,6 +2,7 @@ package labkit
 
 import (
 	"fmt"
+	"html"
 	"reflect"
 	"slices"
 	"strings"
@@ -169,5 +170,26 @@ func TestParamsTableExactValues(t *testing.T) {
 		if got := tb.Rows[i][:6]; !slices.Equal(got, w) {
 			t.Errorf("row %d = %q, want %q", i, got, w)
 		}
+	}
+}
+
+// TestSummaryTableExplainsItsMetrics: a summary table's HTML says what
+// each metric row is, its unit, which way is better and when it has no
+// value, from the metric's definition.
+func TestSummaryTableExplainsItsMetrics(t *testing.T) {
+	e := fixture()
+	e.Repeats = 1
+	e.Metrics[0].None = "nothing ran"
+	tab := SummaryTable(handResult(e, "time_ms", map[string][][]float64{"fast": {{2}}, "slow": {{3}}}))
+	if len(tab.Terms) != len(e.Metrics) {
+		t.Fatalf("%d terms for %d metrics", len(tab.Terms), len(e.Metrics))
+	}
+	m := e.Metrics[0]
+	want := fmt.Sprintf("<dt>%s</dt><dd>%s (%s; %s is better; &#34;-&#34; when nothing ran)</dd>", m.Name, html.EscapeString(m.Doc), ShowUnit(m.Unit), m.Better)
+	if got := tab.HTML(); !strings.Contains(got, want) {
+		t.Errorf("HTML lacks %q:\n%s", want, got)
+	}
+	if got := (Table{Rows: [][]string{{"a"}}}).HTML(); strings.Contains(got, "<details") {
+		t.Errorf("a table without terms lists some: %s", got)
 	}
 }
