@@ -413,7 +413,7 @@ var checks = []Check{
 	{
 		ID: "wfe-event-stream", Quantity: "release to acquisition when every wake-up event is lost: a WFE waiter wakes only on the event stream",
 		Unit: "us", Source: Source{Title: "arch_timer_evtstrm_enable: ARCH_TIMER_EVT_STREAM_PERIOD_US = 100, rounded to a power of two of the 24 MHz counter (2048 ticks = 85.3 µs)",
-			Where: "torvalds/linux drivers/clocksource/arm_arch_timer.c; arch/arm64/boot/dts/rockchip/rk3399.dtsi", Date: "v5.10, 2020-12"},
+			Where: "torvalds/linux drivers/clocksource/arm_arch_timer.c; arch/arm64/boot/dts/rockchip/rk3399.dtsi", Date: "v5.11, 2021-02 (commit 8b7770b877d1, backported to the stable v5.10.y, 4.19.y and 4.9.y kernels; the v5.10 tag without it programs 4096 ticks)"},
 		Kind: Derived, Published: 85.333 / 2,
 		Tolerance:   Tolerance{Rel: 0.1, Reason: tolWake},
 		Independent: false, SetFrom: []string{"event_stream"},

@@ -144,7 +144,7 @@ var esp32Judges = map[string]judge{
 			num(mu), art, vs(mu, art), num(b("binary-semaphore")), num(b("critical")), num(no))
 		switch sem := within(mu, art, 1.25); {
 		case sem && no == 0:
-			return Holds, mag, "FreeRTOS.h's StaticQueue_t with IDF v5.1's configuration is about the article's figure (configUSE_QUEUE_SETS adds a pointer to the bare layout's 80 B; the trace facility that run-time statistics select adds 8 more), and a notification needs no object: its value and state (5 B per index) are in every TCB whether used or not"
+			return Holds, mag, "FreeRTOS.h's StaticQueue_t is about the article's figure: IDF v5.1's default configuration gives 84 B (configUSE_QUEUE_SETS adds a pointer to the bare layout's 80 B), and the trace facility, which the run-time statistics behind the article's CPU-use figures need, adds 8 more (92 B); a notification needs no object: its value and state (5 B per index) are in every TCB whether used or not"
 		case sem || no == 0:
 			return Partly, mag, "one of the two figures holds"
 		}

@@ -150,7 +150,7 @@ func espBudget(es *labkit.Result, results map[string]*labkit.Result, m func(run,
 		"the model also takes, not counted). A portMUX critical section alone costs %s ns per task iteration. The\n"+
 		"article's warning about priority inheritance holds (`esp32-priority-inversion`: %s ms blocking with a mutex, %s ms with\n"+
 		"a semaphore or notification); 64-byte alignment %s, since internal SRAM has no data cache and\n"+
-		"the two cores share the PSRAM cache; a notification unblocks a task %.0f%% faster than a binary semaphore, not the 35%%\n"+
+		"each PSRAM line lives in one core's cache, whichever core accesses it, so no line moves between cores; a notification unblocks a task %.0f%% faster than a binary semaphore, not the 35%%\n"+
 		"FreeRTOS documents against the binary semaphore of V8.2.0 and later (45%% against older ones) for single-core parts\n"+
 		"(SMP IDF pays the same crosscore yield and switch for both).\n",
 		budget("mutex"), budget("notify"), num(mutex(false)), num(mutex(true)), handshake/budget("notify"),

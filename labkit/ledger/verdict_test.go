@@ -561,3 +561,39 @@ func TestPSRAMStartNamedWhenEveryHandOffSwitches(t *testing.T) {
 		}
 	}
 }
+
+// arm-5g-latency's partly says why the fixed system's worst wait is short
+// only when it is: with no contended acquisition, the worst wait is a cache
+// miss on the lock word, not a wait for another CPU.
+func TestSplitWorstWaitReason(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		contended float64
+		miss      bool
+	}{{0, true}, {2.5, false}} {
+		res := world{}.results(t, l)
+		runs := res["split"].Runs
+		for i := range runs {
+			r := &runs[i]
+			r.Metrics = maps.Clone(r.Metrics)
+			switch {
+			case r.Variant == "global-wfi":
+				r.Metrics["max_lock_wait_ms"] = 4.3 + 0.01*float64(r.Repeat)
+			case r.Variant == "percpu":
+				r.Metrics["max_lock_wait_ms"] = 0.000123
+				r.Metrics["contended_pct"] = tc.contended
+			}
+		}
+		for _, j := range l.JudgeResults(res) {
+			if j.ID != "arm-5g-latency" {
+				continue
+			}
+			if j.Verdict != Partly || strings.Contains(j.Why, "misses in the cache") != tc.miss || strings.Contains(j.Why, "handler") {
+				t.Errorf("percpu %g%% contended: %s, %q; want partly, naming the cache miss: %v", tc.contended, j.Verdict, j.Why, tc.miss)
+			}
+		}
+	}
+}
