@@ -130,9 +130,14 @@ func ShowUnit(unit string) string {
 // with or without a prefix: ms, us, µs, ns, mW, uJ, MHz...) to the prefix
 // that gives 1 to 999 ("0.0033 ms" -> "3.3 µs", "2,277 mW" -> "2.277 W");
 // other units are kept ("41,811 ops/s"). For prose: in a table column or on
-// an axis one unit for every value reads better.
+// an axis one unit for every value reads better. A percentage has no
+// prefix to move to, so one below 0.001% is written out to its fourth
+// significant digit ("0.00006254%"), not in scientific notation.
 func Quantity(x float64, unit string) string {
 	if unit == "%" { // "35%", not "35 %"
+		if a := math.Abs(x); a > 0 && a < 1e-3 {
+			return strings.TrimRight(strconv.FormatFloat(x, 'f', 3-int(math.Floor(math.Log10(a))), 64), "0") + unit
+		}
 		return Num(x) + unit
 	}
 	scale, base, ok := splitSIUnit(unit)
