@@ -241,8 +241,8 @@ func numUnit(x float64, unit string) string {
 
 // HandOffChecks are the checks of the model's core-to-core hop against the
 // published ping-pong figures: the A72's compare-and-exchange is an LL/SC
-// loop, and a lock hand-off on the RK3399 ends in the same claim of the
-// line. HandOffPair is the one whose cores the RK3399's cpu4-5 map to.
+// loop whose store takes a line the other core also holds, as a lock
+// release and a qspinlock waiter's claim do on the RK3399. HandOffPair is the one whose cores the RK3399's cpu4-5 map to.
 var HandOffChecks = []string{"c2c-a72-cluster-rpi4", "c2c-a72-pair-lx2160a", "c2c-cross-cluster-lx2160a"}
 
 // HandOffPair is the check of HandOffChecks that maps to the RK3399's

@@ -25,7 +25,8 @@ const (
 	condSleep                    // sleep in WFE unless an event is latched
 	condWoken                    // the sleep ended
 	condWake                     // the wake-up latency after a timed wake has passed
-	acqLdxr                      // Acquire: an attempt's LDXR
+	acqPrefetch                  // Acquire: an attempt's PRFM PSTL1STRM (with AcquireLoop.Prefetch)
+	acqLdxr                      // an attempt's LDXR (again after a lost monitor)
 	acqOp                        // its value is back: compute the store, or decline
 	acqStored                    // the STXR's store is back
 	acqFailed                    // the attempt failed: wait or pause before the next
@@ -67,6 +68,9 @@ type AcquireLoop struct {
 	Wait WaitPolicy
 	// OnStore, when set, runs after each store (Linux's wake_up_var).
 	OnStore func()
+	// Prefetch: each attempt begins with PRFM PSTL1STRM (Proc.PrefetchStore),
+	// as Linux's LL/SC atomics do; a retry after a lost monitor does not.
+	Prefetch bool
 }
 
 // condState is what a CondWait or an Acquire polls and where its loop
@@ -79,6 +83,7 @@ type condState struct {
 	op      func(uint64) (uint64, bool)
 	taken   func(uint64) bool
 	onStore func()
+	attempt condStage // where an attempt begins: acqPrefetch or acqLdxr
 	stage   condStage
 	next    condStage // where the loop goes on after a pause or a sleep
 	v       uint64    // the value last loaded
@@ -115,14 +120,19 @@ func (p *Proc) CondWait(a Addr, cond func(uint64) bool, w WaitPolicy) uint64 {
 }
 
 // Acquire runs the lock-acquire loop l on the word at a until an attempt
-// takes the lock: each attempt is LDXR, l.Op, and STXR of its value (again
-// from LDXR when the monitor was lost); between failed attempts it waits or
+// takes the lock: each attempt is LDXR (after PRFM PSTL1STRM with
+// l.Prefetch), l.Op, and STXR of its value (again from LDXR when the
+// monitor was lost); between failed attempts it waits or
 // pauses as l says. It returns the value the taking attempt read and how
 // many attempts failed. Like CondWait, its steps run from the core's wake
-// events, and each does what the same loop written with LoadExclusive,
-// StoreExclusive, Load, Relax and WFE does.
+// events, and each does what the same loop written with PrefetchStore,
+// LoadExclusive, StoreExclusive, Load, Relax and WFE does.
 func (p *Proc) Acquire(a Addr, l AcquireLoop) (uint64, int) {
-	st := condState{addr: a, cond: l.Test, pol: l.Wait, op: l.Op, taken: l.Taken, onStore: l.OnStore, stage: acqLdxr, next: acqLdxr}
+	first := acqLdxr
+	if l.Prefetch {
+		first = acqPrefetch
+	}
+	st := condState{addr: a, cond: l.Test, pol: l.Wait, op: l.Op, taken: l.Taken, onStore: l.OnStore, attempt: first, stage: first, next: first}
 	if l.Test == nil {
 		st.polls = l.Wait.Polls
 	}
@@ -167,7 +177,7 @@ func (c *Core) condStep() bool {
 		case condTest:
 			if st.cond(st.v) {
 				if st.op != nil { // test-and-test-and-set: the word looks free, try it
-					st.stage = acqLdxr
+					st.stage = st.attempt
 					continue
 				}
 				st.done = true
@@ -178,7 +188,7 @@ func (c *Core) condStep() bool {
 		case condFailed:
 			if st.polls > 0 && c.skipPolls(st) {
 				if st.op != nil {
-					st.stage = acqLdxr
+					st.stage = st.attempt
 					continue
 				}
 				st.done = true
@@ -291,6 +301,13 @@ func (c *Core) condStep() bool {
 				c.cwOn = false
 				return false
 			}
+		case acqPrefetch:
+			done := c.prefetchStore(st.addr)
+			c.Stall += done - e.now
+			st.stage = acqLdxr
+			if c.advance(done, waitNone) {
+				return true
+			}
 		case acqLdxr:
 			if c.condRead(st, c.loadExclusive, acqOp) {
 				return true
@@ -336,7 +353,7 @@ func (c *Core) condStep() bool {
 				continue
 			}
 			// One pause: busy-wait while polls are left, else WFE.
-			st.next = acqLdxr
+			st.next = st.attempt
 			st.stage = condSleep
 			if st.polls > 0 {
 				st.polls--
@@ -429,6 +446,7 @@ func (st *condState) snapshot(s *Snapshot) {
 	s.Flag(st.pol.Monitor)
 	s.Key(uint64(st.pol.Timeout))
 	s.Key(uint64(st.stage))
+	s.Key(uint64(st.attempt))
 	s.Key(st.v)
 	s.Key(uint64(st.polls))
 	s.Key(uint64(st.left))

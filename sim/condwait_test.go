@@ -174,17 +174,17 @@ func TestCondWaitBoundedTest(t *testing.T) {
 // lockLoop takes the lock word at a (0 free, 1 taken) as Linux's
 // test-and-set baselines do: LL/SC attempts (a swap, or with ttas a claim
 // only of a free word) and between them a pause (w.Polls busy-waits, then
-// WFE or WFET) or, with ttas, a wait for the word to look free. onStore runs
-// after each store. With settle, Acquire runs the loop. It returns the
-// failed attempts.
-func lockLoop(p *Proc, a Addr, ttas bool, w WaitPolicy, onStore func(), settle bool) int {
+// WFE or WFET) or, with ttas, a wait for the word to look free. With
+// prefetch each attempt begins with PrefetchStore. onStore runs after each
+// store. With settle, Acquire runs the loop. It returns the failed attempts.
+func lockLoop(p *Proc, a Addr, ttas, prefetch bool, w WaitPolicy, onStore func(), settle bool) int {
 	op := func(uint64) (uint64, bool) { return 1, true }
 	free := func(v uint64) bool { return v == 0 }
 	if ttas {
 		op = func(v uint64) (uint64, bool) { return 1, v == 0 }
 	}
 	if settle {
-		l := AcquireLoop{Op: op, Taken: free, Wait: w, OnStore: onStore}
+		l := AcquireLoop{Op: op, Taken: free, Wait: w, OnStore: onStore, Prefetch: prefetch}
 		if ttas {
 			l.Test = free
 		}
@@ -193,6 +193,9 @@ func lockLoop(p *Proc, a Addr, ttas bool, w WaitPolicy, onStore func(), settle b
 	}
 	for iter := 0; ; iter++ {
 		var old uint64
+		if prefetch {
+			p.PrefetchStore(a)
+		}
 		for {
 			w.OnAccess()
 			old = p.LoadExclusive(a)
@@ -227,11 +230,11 @@ func lockLoop(p *Proc, a Addr, ttas bool, w WaitPolicy, onStore func(), settle b
 // settled without a switch.
 func TestAcquireMatchesExplicitLoop(t *testing.T) {
 	for _, tc := range []struct {
-		name         string
-		ttas         bool
-		w            WaitPolicy
-		irqs, stream bool
-		viaRun       bool
+		name           string
+		ttas, prefetch bool
+		w              WaitPolicy
+		irqs, stream   bool
+		viaRun         bool
 	}{
 		{name: "tas-wfe", w: WaitPolicy{}},
 		{name: "tas-polls-irqs-stream", w: WaitPolicy{Polls: 5, RelaxCycles: 30}, irqs: true, stream: true},
@@ -239,6 +242,9 @@ func TestAcquireMatchesExplicitLoop(t *testing.T) {
 		{name: "ttas-wfe", ttas: true, w: WaitPolicy{Monitor: true}},
 		{name: "ttas-polls-irqs", ttas: true, w: WaitPolicy{Polls: 8, RelaxCycles: 20, Monitor: true}, irqs: true},
 		{name: "ttas-wfet-stream-through-run", ttas: true, w: WaitPolicy{Monitor: true, Timeout: 1500 * Nanosecond}, stream: true, viaRun: true},
+		{name: "tas-prefetch-polls-irqs-stream", prefetch: true, w: WaitPolicy{Polls: 5, RelaxCycles: 30}, irqs: true, stream: true},
+		{name: "tas-prefetch-wfet-through-run", prefetch: true, w: WaitPolicy{Timeout: 900 * Nanosecond}, irqs: true, viaRun: true},
+		{name: "ttas-prefetch-polls-irqs", ttas: true, prefetch: true, w: WaitPolicy{Polls: 8, RelaxCycles: 20, Monitor: true}, irqs: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(settle, viaRun bool) (string, uint64) {
@@ -257,7 +263,7 @@ func TestAcquireMatchesExplicitLoop(t *testing.T) {
 						for i := range 30 {
 							w := tc.w
 							w.OnAccess = func() { accesses[p.Core().ID]++ }
-							failed[c.ID] += lockLoop(p, lock, tc.ttas, w, func() { stores[p.Core().ID]++ }, settle)
+							failed[c.ID] += lockLoop(p, lock, tc.ttas, tc.prefetch, w, func() { stores[p.Core().ID]++ }, settle)
 							holders++
 							most = max(most, holders)
 							p.Store(count, p.Load(count)+1)

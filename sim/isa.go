@@ -67,6 +67,29 @@ func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
 	return prev
 }
 
+// PrefetchStore requests a's line for writing (ARM PRFM PSTL1STRM, ARMv7
+// PLDW) and waits for it, so the load-exclusive and store-exclusive that
+// follow, as in Linux's LL/SC atomics, find the line owned: one transfer,
+// where a load-exclusive alone takes the line shared and its
+// store-exclusive then takes it again to own it. It changes no value, so,
+// like a failed CAS, it takes other cores' copies without clearing their
+// exclusive monitors: the store that follows does.
+func (p *Proc) PrefetchStore(a Addr) {
+	p.stall(p.core.prefetchStore(a))
+}
+
+// prefetchStore issues PRFM PSTL1STRM of a by c now: when the line is c's.
+// A line c already owns, or uncached memory, has nothing to fetch: the hint
+// costs no wait.
+func (c *Core) prefetchStore(a Addr) Time {
+	m := c.e.mem
+	if r, _, li := m.find(a); r.Uncached || r.lines[li].sharers == 1<<c.ID {
+		return c.e.now
+	}
+	_, _, _, _, done := m.access(c, a, true, false)
+	return done
+}
+
 // LoadExclusive reads a and arms the core's exclusive monitor on its line
 // (ARM LDXR/LDAXR).
 func (p *Proc) LoadExclusive(a Addr) uint64 {

@@ -259,3 +259,61 @@ func TestEventStreamNextTick(t *testing.T) {
 		}
 	}
 }
+
+// An LL/SC update of a line another core wrote costs two transfers without
+// a prefetch (LDXR takes the line shared, STXR upgrades it) and one with
+// PrefetchStore (Linux's prfm pstl1strm), whose LDXR and STXR then hit; a
+// prefetch of a line the core owns, or of uncached memory, costs no wait.
+// The other core's monitor on the line is cleared by the store, not by the
+// prefetch that takes its copy.
+func TestPrefetchStore(t *testing.T) {
+	const hit = Nanosecond // HitCycles 1 at 1 GHz
+	for _, tc := range []struct {
+		name               string
+		uncached, prefetch bool
+		again              bool // a second prefetch of the now-owned line
+		want               Time
+	}{
+		{name: "ldxr-stxr", want: 2 * sameLat},
+		{name: "prefetch", prefetch: true, want: sameLat + 2*hit},
+		{name: "prefetch-owned", prefetch: true, again: true, want: sameLat + 2*hit},
+		{name: "prefetch-uncached", uncached: true, prefetch: true, want: 2 * dramLat},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, 2, tc.uncached, nil)
+			var took Time
+			var monitorAfterPrefetch bool
+			c0 := r.e.Cores()[0]
+			r.e.Spawn(c0, "watcher", func(p *Proc) {
+				p.Store(ramBase, 1)
+				p.LoadExclusive(ramBase) // armed, as a waiter's __cmpwait
+				p.Delay(10 * Microsecond)
+			})
+			r.e.Spawn(r.e.Cores()[1], "updater", func(p *Proc) {
+				p.Delay(Microsecond)
+				start := p.Now()
+				if tc.prefetch {
+					p.PrefetchStore(ramBase)
+					if tc.again {
+						p.PrefetchStore(ramBase)
+					}
+					monitorAfterPrefetch = c0.monReg != nil
+				}
+				for {
+					v := p.LoadExclusive(ramBase)
+					if p.StoreExclusive(ramBase, v+1) {
+						break
+					}
+				}
+				took = p.Now() - start
+			})
+			r.run(t)
+			if r.m.Peek(ramBase) != 2 || took != tc.want {
+				t.Errorf("the update left %d and took %v, want 2 and %v", r.m.Peek(ramBase), took, tc.want)
+			}
+			if tc.prefetch && !tc.uncached && (!monitorAfterPrefetch || c0.monReg != nil) {
+				t.Errorf("watcher's monitor after the prefetch: %v, after the store: %v; want armed, then cleared", monitorAfterPrefetch, c0.monReg != nil)
+			}
+		})
+	}
+}

@@ -356,10 +356,11 @@ func (l *tasLock) Lock(p *sim.Proc) {
 }
 
 // acquire runs loop in sim (Proc.Acquire: its attempts and waits cost no
-// context switch) until an attempt reads the word free (0), with
-// wake_up_var after each store, as llsc does; a failed first attempt is the
-// slow-path entry, as in retry.
+// context switch) until an attempt reads the word free (0), each attempt
+// with llsc's prefetch and wake_up_var after each store; a failed first
+// attempt is the slow-path entry, as in retry.
 func (l *lockBase) acquire(p *sim.Proc, loop sim.AcquireLoop) {
+	loop.Prefetch = true
 	loop.Taken = func(old uint64) bool { return old == 0 }
 	loop.OnStore = func() { l.k.wakeVar(p, l.word) }
 	if _, failed := p.Acquire(l.word, loop); failed > 0 {

@@ -182,7 +182,13 @@ func (k *Kernel) ldxr(p *sim.Proc, a sim.Addr) uint64 { k.count(p, a); return p.
 // prfm pstl1strm; 1: ldaxr; <op>; stlxr; cbnz 1b. op returns the new value
 // and whether to store; on false the loop exits without storing (the
 // cmpxchg failure path, which leaves the monitor armed as the kernel does).
+// The prefetch for store, which every LL/SC atomic and cmpxchg of v5.10
+// issues first (arch/arm64/include/asm/atomic_ll_sc.h, cmpxchg.h), takes
+// the line owned, so an uncontended attempt costs one line transfer, not a
+// read and then an upgrade; arm32's ticket lock does the same with
+// prefetchw (PLDW) before its ldrex/strex loop (arch/arm/include/asm/spinlock.h).
 func (k *Kernel) llsc(p *sim.Proc, a sim.Addr, op func(old uint64) (uint64, bool)) uint64 {
+	p.PrefetchStore(a) // a hint, not an access: not counted
 	for {
 		old := k.ldxr(p, a)
 		nv, ok := op(old)

@@ -309,10 +309,11 @@ func lockScaling() platforms.Experiment {
 			"grows about linearly with the waiters (about N/2 transfers), and throughput falls with it. qspinlock: only the pending waiter " +
 			"and the MCS queue head watch the lock word; queued waiters spin on their own per-CPU node line and cause no traffic on it " +
 			"(TestMCSQueuedWaitersCauseNoLockLineTraffic), so a hand-off is a fixed handful of transfers (the release store taking the " +
-			"line back, the head's re-read, its LL/SC claim) whatever N is: handoff_ns rises from 2 to 8 cores only as those transfers " +
-			"become cross-cluster and stays nearly flat beyond; at 4-8 cores the ticket lock, whose hand-off needs no further write, is " +
-			"still faster. TAS/TTAS storm the line with atomics (every failed attempt takes it exclusively): TAS is the slowest from 4 cores " +
-			"on, TTAS from 8 (at 4 it still edges out qspinlock). " +
+			"line back, the head's re-read, its plain store claiming the lock: set_locked) whatever N is: handoff_ns rises from 2 to 8 cores " +
+			"as those transfers become cross-cluster and as arriving waiters' atomics take the line, and grows slowly beyond; at 4-8 cores " +
+			"the ticket lock, whose hand-off needs no further write, is still faster. TAS/TTAS storm the line with atomics: every attempt " +
+			"first prefetches the line for writing (prfm pstl1strm, as Linux's LL/SC atomics do), so even an attempt that fails takes it " +
+			"exclusively; TTAS's waiters all try at each release and then re-read, so it is the slowest from 4 cores on, TAS next. " +
 			"throughput_ops_s is acquisitions per second over the run; handoff_ns is the time from a release (unlock call) to the next " +
 			"holder's acquisition when that holder was already waiting; contended_pct counts acquisitions that entered the slow path; " +
 			"power_mw follows from the core states (TAS/TTAS execute atomics, WFE waiters are clock-gated).",
