@@ -148,6 +148,7 @@ func FuzzParseReferences(f *testing.F) {
 	f.Add("article\texperiment\tvariant\tmetric\tvalue\tunit\tquote\n# comment\na\te\tv\tm\t1.5\tms\t\"q\"\n")
 	f.Add("a\te\tv\tm\tnope\tms\tq\n")
 	f.Add("a\te\tv\tm\t1e3\r\n\n \t\n")
+	f.Add("a\te\tv\tm\t2\tmW\tq\tthe board's, not the cores'\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		rows, err := ParseReferences("f.tsv", text)
 		if err != nil {
@@ -155,7 +156,7 @@ func FuzzParseReferences(f *testing.F) {
 		}
 		var b strings.Builder
 		for _, r := range rows {
-			b.WriteString(strings.Join([]string{r.Article, r.Experiment, r.Variant, r.Metric, strconv.FormatFloat(r.Value, 'g', -1, 64), r.Unit, r.Quote}, "\t") + "\n")
+			b.WriteString(strings.Join([]string{r.Article, r.Experiment, r.Variant, r.Metric, strconv.FormatFloat(r.Value, 'g', -1, 64), r.Unit, r.Quote, r.Scope}, "\t") + "\n")
 		}
 		again, err := ParseReferences("g.tsv", b.String())
 		if err != nil || len(again) != len(rows) {

@@ -22,12 +22,14 @@ type ReferenceRow struct {
 	platforms.Reference
 }
 
-// referenceColumns are the columns of a reference TSV file, in order.
-var referenceColumns = []string{"article", "experiment", "variant", "metric", "value", "unit", "quote"}
+// referenceColumns are the columns of a reference TSV file, in order; the
+// last, scope (platforms.Reference.Scope), may be left out.
+var referenceColumns = []string{"article", "experiment", "variant", "metric", "value", "unit", "quote", "scope"}
 
 // ParseReferences parses reference TSV text (columns article, experiment,
-// variant, metric, value, unit, quote; a header line starting with
-// "article" and lines starting with # are skipped). Errors name the line.
+// variant, metric, value, unit, quote and, optionally, scope; a header line
+// starting with "article" and lines starting with # are skipped). Errors
+// name the line.
 func ParseReferences(name, text string) ([]ReferenceRow, error) {
 	var rows []ReferenceRow
 	sc := bufio.NewScanner(strings.NewReader(text))
@@ -37,9 +39,10 @@ func ParseReferences(name, text string) ([]ReferenceRow, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != len(referenceColumns) {
-			return nil, fmt.Errorf("%s:%d: %d columns, want %d (%s)", name, n, len(f), len(referenceColumns), strings.Join(referenceColumns, ", "))
+		if len(f) != len(referenceColumns) && len(f) != len(referenceColumns)-1 {
+			return nil, fmt.Errorf("%s:%d: %d columns, want %d or %d (%s)", name, n, len(f), len(referenceColumns)-1, len(referenceColumns), strings.Join(referenceColumns, ", "))
 		}
+		f = append(f, "")[:len(referenceColumns)] // no scope: ""
 		for i, c := range f {
 			// A control character in a field (a stray carriage return from
 			// mixed line endings, say) is corruption, not data.
@@ -52,7 +55,7 @@ func ParseReferences(name, text string) ([]ReferenceRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: value %q is not a number", name, n, f[4])
 		}
-		rows = append(rows, ReferenceRow{Experiment: f[1], Reference: platforms.Reference{Article: f[0], Variant: f[2], Metric: f[3], Value: v, Unit: f[5], Quote: f[6]}})
+		rows = append(rows, ReferenceRow{Experiment: f[1], Reference: platforms.Reference{Article: f[0], Variant: f[2], Metric: f[3], Value: v, Unit: f[5], Quote: f[6], Scope: f[7]}})
 	}
 	return rows, sc.Err()
 }
@@ -116,11 +119,14 @@ type ClaimSide struct {
 
 // Claim compares an article's numbers for one metric with the simulation.
 type Claim struct {
-	Article string      `json:"article"`
-	Metric  string      `json:"metric"`
-	Unit    string      `json:"unit"`
-	Quote   string      `json:"quote"`
-	Sides   []ClaimSide `json:"sides"`
+	Article string `json:"article"`
+	Metric  string `json:"metric"`
+	Unit    string `json:"unit"`
+	Quote   string `json:"quote"`
+	// Scope is the references' platforms.Reference.Scope: when set, the
+	// sizes are not comparable and the verdict judges the direction only.
+	Scope string      `json:"scope,omitempty"`
+	Sides []ClaimSide `json:"sides"`
 	// Direction compares the sign of Sides[0]-Sides[1] in the article and
 	// in the simulation: "agrees", "disagrees", "unresolved" (the simulated
 	// ratio's 95% interval contains 1, or a side has one seed, whose noise
@@ -159,7 +165,7 @@ func (r *Result) Claims() []Claim {
 		if !ok {
 			i = len(claims)
 			index[ref.Metric] = i
-			claims = append(claims, Claim{Article: ref.Article, Metric: ref.Metric, Unit: ref.Unit, Quote: ref.Quote, At: at})
+			claims = append(claims, Claim{Article: ref.Article, Metric: ref.Metric, Unit: ref.Unit, Quote: ref.Quote, Scope: ref.Scope, At: at})
 		}
 		s := Summarize(vals)
 		claims[i].Sides = append(claims[i].Sides, ClaimSide{Variant: ref.Variant, Article: ref.Value, Sim: s,
@@ -208,6 +214,9 @@ func (c *Claim) verdict(r *Result, point int) {
 	case factor >= 2: // a percentage stops at 100% below: 36x lower would read "97%"
 		mag = "off by up to " + sigDigits(factor, 2) + "x"
 	}
+	if c.Scope != "" {
+		mag = "not comparable in size (" + c.Scope + ")"
+	}
 	if len(c.Sides) < 2 {
 		c.Direction = "n/a"
 		c.Verdict = "one variant only: " + mag
@@ -228,6 +237,9 @@ func (c *Claim) verdict(r *Result, point int) {
 	case c.SimRatio.Lo <= 1 && c.SimRatio.Hi >= 1 && art != 0:
 		c.Direction = "unresolved"
 		c.Verdict = fmt.Sprintf("article: %s %s %s; model: difference not resolved by the seeds (ratio %.3g [%.3g, %.3g]); values %s", a.Variant, rel[art], b.Variant, c.SimRatio.Value, c.SimRatio.Lo, c.SimRatio.Hi, mag)
+	case art == sim && c.Scope != "":
+		c.Direction = "agrees"
+		c.Verdict = fmt.Sprintf("same direction (%s %s %s); sizes not comparable: %s", a.Variant, rel[art], b.Variant, c.Scope)
 	case art == sim && worst <= 10:
 		c.Direction = "agrees"
 		c.Verdict = "reproduced: same direction, " + mag
@@ -240,6 +252,9 @@ func (c *Claim) verdict(r *Result, point int) {
 	default:
 		c.Direction = "disagrees"
 		c.Verdict = fmt.Sprintf("contradicted: article %s %s %s, model %s %s %s", a.Variant, rel[art], b.Variant, a.Variant, rel[sim], b.Variant)
+		if c.Scope != "" {
+			c.Verdict += "; sizes not comparable: " + c.Scope
+		}
 	}
 }
 

@@ -123,6 +123,21 @@ func TestClaims(t *testing.T) {
 	if c.Direction != "agrees" || !strings.HasPrefix(c.Verdict, "same direction (fast < slow)") || !strings.Contains(c.Verdict, want) {
 		t.Errorf("a gap of another size: %s: %s, want %q", c.Direction, c.Verdict, want)
 	}
+	// A reference that measures something else (its scope): the direction
+	// is judged, the sizes are not, and the table says so.
+	for i := range res.Experiment.Reference {
+		res.Experiment.Reference[i].Scope = "the article's board, the model's cores"
+	}
+	cs := res.Claims()
+	if c := cs[0]; c.Direction != "agrees" || c.Verdict != "same direction (fast < slow); sizes not comparable: the article's board, the model's cores" {
+		t.Errorf("a claim with a scope: %s: %s", c.Direction, c.Verdict)
+	}
+	if c := cs[1]; c.Direction != "disagrees" || !strings.HasSuffix(c.Verdict, "; sizes not comparable: the article's board, the model's cores") {
+		t.Errorf("a contradicted claim with a scope: %s: %s", c.Direction, c.Verdict)
+	}
+	if row := ClaimsTable(cs).Rows[0]; row[4] != "not comparable (verdict)" {
+		t.Errorf("model vs article for a claim with a scope: %q", row[4])
+	}
 }
 
 // TestClaimsFromOneSeed: one run per variant has no spread to test a
@@ -181,7 +196,13 @@ func TestEmbeddedReferences(t *testing.T) {
 		"rk3399-spinlock-wait":   {"avg_lock_wait_ms", "throughput_ops_s", "power_mw"},
 	}
 	count := map[string]int{}
+	scope := map[string]string{} // one per claim: its rows measure the same thing
 	for _, r := range all {
+		k := r.Experiment + "/" + r.Metric
+		if s, ok := scope[k]; ok && s != r.Scope {
+			t.Errorf("%s: rows of one claim with different scopes, %q and %q", k, s, r.Scope)
+		}
+		scope[k] = r.Scope
 		count[r.Experiment+"/"+r.Metric]++
 	}
 	for exp, metrics := range want {
@@ -195,7 +216,8 @@ func TestEmbeddedReferences(t *testing.T) {
 		t.Errorf("ReferencesFor rk3399: %+v", refs)
 	}
 	for _, bad := range []struct{ text, want string }{
-		{"a\tb\tc\n", "x.tsv:1: 3 columns, want 7"},
+		{"a\tb\tc\n", "x.tsv:1: 3 columns, want 7 or 8"},
+		{"a\te\tv\tm\t5\tms\tq\ts\textra\n", "x.tsv:1: 9 columns, want 7 or 8"},
 		{"# c\na\te\tv\tm\tnope\tms\tq\n", `x.tsv:2: value "nope" is not a number`},
 		// A stray carriage return (the scanner drops one before the newline) is corruption.
 		{"a\te\tv\tm\t5\tms\tq\r\r\n", `x.tsv:1: quote "q\r" holds the control character '\r'`},

@@ -466,6 +466,9 @@ func ClaimsTable(claims []Claim) Table {
 			sim = append(sim, s.Variant+" "+MeanCI(Summary{N: s.Sim.N, Mean: f * s.Sim.Mean, Half: f * s.Sim.Half}))
 			dev = append(dev, s.Variant+" "+Relative(s.Sim.Mean, s.Article))
 		}
+		if c.Scope != "" {
+			dev = []string{"not comparable (verdict)"}
+		}
 		t.Rows = append(t.Rows, []string{c.Metric, shownUnit(c.Metric, c.Unit, unit), strings.Join(art, " / "), strings.Join(sim, " / "), strings.Join(dev, " / "), c.Direction, c.Verdict})
 	}
 	return t

@@ -77,6 +77,11 @@ type Reference struct {
 	Value   float64 `msgpack:"value" json:"value"`
 	Unit    string  `msgpack:"unit" json:"unit"`
 	Quote   string  `msgpack:"quote" json:"quote"`
+	// Scope, when set, says what the article's figure measures that the
+	// model's metric does not (a board's power against the cores', an
+	// end-to-end latency against a lock wait): then only the direction of
+	// a difference is compared, not the sizes.
+	Scope string `msgpack:"scope,omitempty" json:"scope,omitempty"`
 }
 
 // Experiment is the definition of an experiment: plain data that round-trips
