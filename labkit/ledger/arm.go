@@ -240,7 +240,11 @@ var armJudges = map[string]judge{
 		case q16.Value > 1 && q4.Value >= 1:
 			return Holds, mag, "queued waiters spin on their own line; a ticket lock's every waiter re-reads the owner's line after each release"
 		case q16.Value > 1:
-			return Partly, mag, "with many waiters: the ticket lock's hand-off grows with its waiters, the queued lock's does not; with few (4 cores, the article's system) the ticket lock, with no further write per hand-off, is faster"
+			ho := func(v string, cores int) string {
+				return num(r.mean("scaling", v, r.point("scaling", "cores", cores), "handoff_ns"))
+			}
+			return Partly, mag, fmt.Sprintf("with many waiters: from 4 to 16 cores the ticket lock's hand-off grows with its waiters, from %s to %s ns, the queued lock's from %s to %s ns; with few (4 cores, the article's system) the ticket lock, with no further write per hand-off, is faster",
+				ho("ticket", 4), ho("ticket", 16), ho("qspinlock", 4), ho("qspinlock", 16))
 		}
 		return Contradicted, mag, "the ticket lock keeps up at 16 cores"
 	},
