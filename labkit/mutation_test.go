@@ -78,6 +78,9 @@ package labkit
 //	linux-redundant-sev-off  the redundant SEV is never sent                           platforms/linux/wait.go:Kernel.release                        linux TestRedundantSEVWakesEveryCore
 //	linux-idle-shallowest    cpuidle picks the shallowest fitting state                platforms/linux/kernel.go:Kernel.idle                         linux TestCpuidlePicksDeepestFittingState
 //	sim-ffwd-until           fast-forward jumps past the run's time limit              sim/ffwd.go:ffwd.match                                        sim TestFastForwardHonoursLimits
+//	sim-prefetch-shared      PRFM PSTL1STRM takes the line shared, not owned           sim/isa.go:Core.prefetchStore                                 sim TestPrefetchStore
+//	sim-acquire-no-prefetch  Acquire's attempts skip the prefetch they are given       sim/condwait.go:Proc.Acquire                                  sim TestAcquireMatchesExplicitLoop
+//	linux-llsc-no-prefetch   the kernel's LL/SC atomics without prfm pstl1strm         platforms/linux/wait.go:Kernel.llsc                           linux TestUncontendedAcquireIsOneTransfer
 //	sim-ffwd-maxevents       fast-forward jumps past the event budget                  sim/ffwd.go:ffwd.match                                        sim TestFastForwardHonoursLimits
 //	sim-ffwd-unseen-proc     a process that ran without a loop head still matches      sim/ffwd.go:ffwd.match                                        sim TestFastForwardRefusesWhatItCannotSee
 //	sim-ffwd-hist-values     periods adding different histogram values match           sim/ffwd.go:ffwd.match                                        sim TestFastForwardRefusesWhatItCannotSee
@@ -234,6 +237,18 @@ var mutants = []mutant{
 		pkg: "./platforms/esp32", test: "TestDisinheritAfterTimeoutKeepsRemainingWaiters"},
 
 	// Our own, across sim, platforms and labkit.
+	{name: "sim-prefetch-shared", file: "sim/isa.go",
+		old: "_, _, _, _, done := m.access(c, a, true, false)\n\treturn done",
+		new: "_, _, _, _, done := m.access(c, a, false, false)\n\treturn done",
+		pkg: "./sim", test: "TestPrefetchStore"},
+	{name: "sim-acquire-no-prefetch", file: "sim/condwait.go",
+		old: "first = acqPrefetch\n",
+		new: "",
+		pkg: "./sim", test: "TestAcquireMatchesExplicitLoop"},
+	{name: "linux-llsc-no-prefetch", file: "platforms/linux/wait.go",
+		old: "p.PrefetchStore(a) // a hint, not an access: not counted\n",
+		new: "",
+		pkg: "./platforms/linux", test: "TestUncontendedAcquireIsOneTransfer"},
 	{name: "sim-monitor-kept", file: "sim/memory.go",
 		old: "o.monLine, o.monReg = -1, nil\n",
 		new: "",

@@ -475,3 +475,33 @@ func TestCrossedSpinlocksNamed(t *testing.T) {
 		})
 	}
 }
+
+// An uncontended acquisition of a lock whose line another CPU last wrote
+// costs one line transfer: every flavour's atomic is an LL/SC loop that
+// first prefetches the line for writing (prfm pstl1strm; arm32's ticket
+// lock, prefetchw), so its LDXR and STXR then hit. Without the prefetch the
+// LDXR would take the line shared and the STXR take it again: two.
+func TestUncontendedAcquireIsOneTransfer(t *testing.T) {
+	for _, f := range linux.Flavours {
+		t.Run(string(f), func(t *testing.T) {
+			r := newRig(t, 2, 1, nil)
+			l := r.lock(t, f, linux.WFE)
+			var took sim.Time
+			r.e.Spawn(r.cores[0], "first", func(p *sim.Proc) {
+				l.Lock(p)
+				l.Unlock(p)
+			})
+			r.e.Spawn(r.cores[1], "second", func(p *sim.Proc) {
+				p.Delay(10 * sim.Microsecond)
+				start := p.Now()
+				l.Lock(p)
+				took = p.Now() - start
+				l.Unlock(p)
+			})
+			r.run(t)
+			if want := sameCluster + 2*hitCycles*cycle; took != want {
+				t.Errorf("the acquisition took %v, want %v: one line transfer, then the LDXR and STXR hits", took, want)
+			}
+		})
+	}
+}
