@@ -291,16 +291,16 @@ var armJudges = map[string]judge{
 		mag := fmt.Sprintf("worst lock wait %s (global lock, WFI) → %s (per-CPU, WFE): %sx less (%s), article %g → %g ms (%sx); WFE alone: %s (%sx), the split then %sx more",
 			labkit.Quantity(gw, "ms"), labkit.Quantity(pc, "ms"), num(gw/pc), q.interval(), r.value("before_ms"), r.value("after_ms"), num(art), labkit.Quantity(g, "ms"), num(gw/g), num(g/pc))
 		switch {
-		case q.straddles(art/2, art*2, 1):
+		case q.straddles(1):
 			return unresolved(q, "the worst wait before over after", "split", mag)
-		case within(gw/pc, art, 2):
-			return Holds, mag, "the worst case falls by the article's factor"
 		case gw > pc:
-			why := "the before figure is near the model's global-WFI worst case (about one tick period), but the fixed system waits far less than 0.4 ms"
+			// The article's figures are a 5G baseband's end-to-end latency
+			// (its reference row's scope): only the direction compares.
+			why := "the split and WFE cut the worst lock wait, as the article's fix cut its worst latency; the sizes are not comparable: the article's 3.2 and 0.4 ms are a 5G baseband's worst end-to-end latency, the model's the worst lock wait"
 			if r.mean("split", "percpu", 0, "contended_pct") == 0 {
-				why += fmt.Sprintf(": no acquisition there waits for another CPU (0%% contended), and its worst wait, %s, is one access to the lock word that misses in the cache (the line's first fill from DRAM, an assumed latency), so the size of the cut follows that latency, not a shorter wait", labkit.Quantity(pc, "ms"))
+				why += fmt.Sprintf(". No acquisition with per-CPU locks waits for another CPU (0%% contended), and their worst wait, %s, is one access to the lock word that misses in the cache (the line's first fill from DRAM, an assumed latency): the size of the model's cut follows that latency, not a shorter wait", labkit.Quantity(pc, "ms"))
 			}
-			return Partly, mag, why
+			return Holds, mag, why
 		}
 		return Contradicted, mag, "the split does not cut the worst case"
 	},
@@ -354,6 +354,6 @@ func handOffCaveat(r *runs) string {
 	}
 	pair := handOffRuns[0]
 	transfers := r.mean(pair.run, vs[0].Variant, 0, "transfers_per_hop")
-	return fmt.Sprintf("it rests on cache-line hand-off times, which the model may make too slow (notebook 05, section 2): it charges a store to a line another core also holds, such as a release or a qspinlock waiter's claim of the lock word, as a full line transfer, which makes a bare LL/SC core-to-core hop %s line transfers, %s",
+	return fmt.Sprintf("it rests on cache-line hand-off times, which the model may make too slow (notebook 05, section 2): it charges a store to a line another core also holds, such as a qspinlock waiter's claim of the lock word it has just read, as a full line transfer, which makes a bare LL/SC core-to-core hop %s line transfers, %s",
 		num(transfers), labkit.HandOffText(vs))
 }

@@ -21,7 +21,7 @@ func Experiments() []platforms.Experiment {
 }
 
 var waitMetrics = []platforms.Metric{
-	{Name: "avg_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "mean time from the first lock attempt to holding the lock, over all acquisitions (process and interrupt context). WFE: queueing behind holders plus one line transfer and the WFE wake; WFI: the time to the waiter's next interrupt, mostly its next scheduler tick (half a tick period on average), since a release never wakes WFI"},
+	{Name: "avg_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "mean time from the first lock attempt to holding the lock, over all acquisitions (process and interrupt context). WFE: queueing behind holders plus the hand-off, the WFE wake and about three line transfers (the release, the reload, the claim); WFI: the time to the waiter's next interrupt, mostly its next scheduler tick (half a tick period on average), since a release never wakes WFI"},
 	{Name: "p99_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "99th percentile of the lock wait (type 7, as NumPy's default; from a log-bucketed histogram, within 0.4% of the exact sample's)"},
 	{Name: "max_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "longest lock wait (WFI: bounded by one tick period plus queueing)"},
 	{Name: "throughput_ops_s", Unit: "ops/s", Better: platforms.Higher, Doc: "critical sections per second: set by the offered load (threads x load / (cs + outside)) while waits are short; each thread is a closed loop, so long waits cut it"},
@@ -244,8 +244,8 @@ func spinlockWait() platforms.Experiment {
 			"after wfe_limit WFE wake-ups, a what-if, since Linux lets no spinlock waiter schedule(), but a handler that takes the lock on the holder's CPU deadlocks: irq_mean_us=0 removes it); " +
 			"wfet bounds each WFE sleep by wfet_us (ARMv8.7 WFET, a what-if: the RK3399 lacks it). lose_sev loses SEV " +
 			"instructions (the article's faulty SoC), lose_wake every wake-up event. What drives each metric: avg/p99/max_lock_wait_ms are queueing behind the holder (critical " +
-			"sections of 10 µs in threads, 5 µs in the handler) plus the wake mechanism (wfe: one line transfer and the WFE wake after " +
-			"the release; wfi: the waiter's next tick, half a tick period on average, up to one period plus queueing; relax: the next poll); " +
+			"sections of 10 µs in threads, 5 µs in the handler) plus the wake mechanism (wfe: the WFE wake and about three line transfers " +
+			"per hand-off, the release, the reload and the claim; wfi: the waiter's next tick, half a tick period on average, up to one period plus queueing; relax: the next poll); " +
 			"throughput_ops_s is the closed loop (threads x load / (cs + outside) while waits are short, cut by time lost waiting); " +
 			"power_mw and energy_mj come from the energy model (C*V^2*f plus leakage while executing or spinning, leakage only in WFE/WFI, " +
 			"none in cpu-sleep) weighted by the time each core spends in each state; stall_pct is lock-wait time over the cores' time; " +
@@ -313,7 +313,8 @@ func lockScaling() platforms.Experiment {
 			"as those transfers become cross-cluster and as arriving waiters' atomics take the line, and grows slowly beyond; at 4-8 cores " +
 			"the ticket lock, whose hand-off needs no further write, is still faster. TAS/TTAS storm the line with atomics: every attempt " +
 			"first prefetches the line for writing (prfm pstl1strm, as Linux's LL/SC atomics do), so even an attempt that fails takes it " +
-			"exclusively; TTAS's waiters all try at each release and then re-read, so it is the slowest from 4 cores on, TAS next. " +
+			"exclusively; TTAS's waiters all try at each release and then re-read, and its attempt after a test read upgrades a line it " +
+			"shares, so it is the slowest at every contended count, TAS next from 4 cores. " +
 			"throughput_ops_s is acquisitions per second over the run; handoff_ns is the time from a release (unlock call) to the next " +
 			"holder's acquisition when that holder was already waiting; contended_pct counts acquisitions that entered the slow path; " +
 			"power_mw follows from the core states (TAS/TTAS execute atomics, WFE waiters are clock-gated).",

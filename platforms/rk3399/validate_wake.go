@@ -37,7 +37,7 @@ func wake() platforms.Experiment {
 		Name: "rk3399-wake",
 		Description: "One qspinlock waiter alone on the RK3399 model under Linux 5.10: holder_cpu holds the lock for U[0, hold_max_us], " +
 			"waiter_cpu waits with spin_lock (interrupts enabled) in WFE (smp_cond_load_acquire) or WFI (the article's fault); " +
-			"release_to_acquire_us is the time from the release to the waiter holding the lock. WFE: a line transfer and the wake; " +
+			"release_to_acquire_us is the time from the release to the waiter holding the lock. WFE: the wake and three line transfers (the release, the reload, the claim); " +
 			"WFI: the waiter's next tick, half a tick period later on average; WFE with lost wake-ups: the event stream's next event.",
 		Platform: "rk3399",
 		Params:   wakeParams(),
