@@ -46,6 +46,7 @@ log "running boardbench under $(basename "$QEMU")"
 	die "boardbench failed: $(cat "$OUT/err")"
 head -1 "$OUT/rows.csv" | grep -qx 'experiment,variant,settings,metric,value' || die "bad header: $(head -1 "$OUT/rows.csv")"
 grep -q '^rk3399-pingpong,llsc,cpu_a=0;cpu_b=1,one_way_ns,[0-9.e+-]*$' "$OUT/rows.csv" || die "no llsc ping-pong row: $(cat "$OUT/rows.csv")"
+grep -q '^rk3399-pingpong,ldst,cpu_a=0;cpu_b=1,one_way_ns,[0-9.e+-]*$' "$OUT/rows.csv" || die "no ldst ping-pong row: $(cat "$OUT/rows.csv")"
 grep -q '^rk3399-wake,wfe,holder_cpu=0;waiter_cpu=1;hold_max_us=100,release_to_acquire_us,[0-9.e+-]*$' "$OUT/rows.csv" ||
 	die "no wfe hand-off row: $(cat "$OUT/rows.csv")"
 grep -q '^rk3399-wake,wfi,' "$OUT/rows.csv" || die "no wfi hand-off row: $(cat "$OUT/rows.csv")"

@@ -28,6 +28,12 @@ const (
 	// PingCAS is an LSE CAS (Armv8.1+): every attempt, failed or not,
 	// takes the line exclusively.
 	PingCAS = "cas"
+	// PingLdSt is the hop with plain accesses, a load-acquire and then a
+	// store-release (LDAR, STLR): a read and an upgrade, as LL/SC's, with no
+	// exclusive pair. The model charges both the same; on a board the two
+	// tell whether the LDXR takes the line for writing (then llsc's hop is
+	// one transfer and this one two) or an upgrade is cheap (both alike).
+	PingLdSt = "ldst"
 )
 
 const (
@@ -40,7 +46,7 @@ const (
 var pingMetrics = []platforms.Metric{
 	{Name: "one_way_ns", Unit: "ns", Better: platforms.Lower, Doc: "round-trip time over two (the benchmark's 'latency'): one hop of the word from one core to the other, " +
 		"made of the line transfers of the winning attempt (llsc: the LDXR's re-read after the other core's write, then the STXR's " +
-		"upgrade, which invalidates the other core's copy; cas: one exclusive transfer) plus the loop"},
+		"upgrade, which invalidates the other core's copy; cas: one exclusive transfer; ldst: the load's re-read, then the store's upgrade) plus the loop"},
 	{Name: "round_trip_ns", Unit: "ns", Better: platforms.Lower, Doc: "time of one PING->PONG->PING cycle"},
 	{Name: "transfers_per_hop", Unit: "transfers", Better: platforms.Neither, Doc: "line misses of the shared word per hop (coherence transfers the model charged)"},
 }
@@ -150,14 +156,15 @@ func pingExperiment(name, platform, desc string, params platforms.Params, seed u
 var pingVariants = []platforms.Variant{
 	{Name: PingLLSC, Doc: "Armv8.0 compare-and-exchange: LDXR, compare, STXR (no LSE: Cortex-A53/A72)"},
 	{Name: PingCAS, Doc: "Armv8.1 LSE CAS: every attempt takes the line exclusively"},
+	{Name: PingLdSt, Doc: "plain load-acquire, then store-release (LDAR, STLR): a read and an upgrade without the exclusive pair; against llsc on a board it shows whether the LDXR takes the line for writing"},
 }
 
 // runPingPong runs the ping-pong between cpu_a and cpu_b, two CPUs of soc.
 func runPingPong(ctx context.Context, spec platforms.RunSpec, soc generic.SoC) (platforms.RunResult, error) {
 	v := spec.Params
 	a, b, n := int(v["cpu_a"]), int(v["cpu_b"]), int(v["rounds"])
-	if spec.Variant != PingLLSC && spec.Variant != PingCAS {
-		return platforms.RunResult{}, fmt.Errorf("pingpong: variant %q unknown; known: %s, %s", spec.Variant, PingLLSC, PingCAS)
+	if spec.Variant != PingLLSC && spec.Variant != PingCAS && spec.Variant != PingLdSt {
+		return platforms.RunResult{}, fmt.Errorf("pingpong: variant %q unknown; known: %s, %s, %s", spec.Variant, PingLLSC, PingCAS, PingLdSt)
 	}
 	e := sim.NewEngine(spec.Seed)
 	defer e.Close()
@@ -167,15 +174,24 @@ func runPingPong(ctx context.Context, spec platforms.RunSpec, soc generic.SoC) (
 		return platforms.RunResult{}, err
 	}
 	flag, loop := base, int64(v["loop_cycles"])
-	// flip waits until the word holds from, then swaps in to.
+	// flip waits until the word holds from, then swaps in to. Only one side
+	// moves the word from a value, so ldst's plain pair is race-free.
 	flip := func(p *sim.Proc, from, to uint64) {
 		for {
-			if spec.Variant == PingCAS {
+			switch spec.Variant {
+			case PingCAS:
 				if _, ok := p.CAS(flag, from, to); ok {
 					return
 				}
-			} else if p.LoadExclusive(flag) == from && p.StoreExclusive(flag, to) {
-				return
+			case PingLdSt:
+				if p.Load(flag) == from {
+					p.Store(flag, to)
+					return
+				}
+			default:
+				if p.LoadExclusive(flag) == from && p.StoreExclusive(flag, to) {
+					return
+				}
 			}
 			p.Compute(loop)
 		}

@@ -24,7 +24,7 @@ func runExp(t *testing.T, e platforms.Experiment, variant string, sets ...string
 
 // TestPingPongHops: one hop of the word costs one line transfer with an LSE
 // CAS and two with LL/SC (the LDXR's re-read, then the STXR's upgrade of the
-// shared line), at the distance of the pinned pair.
+// shared line) or a plain load and store, at the distance of the pinned pair.
 func TestPingPongHops(t *testing.T) {
 	for _, tc := range []struct {
 		exp      platforms.Experiment
@@ -37,6 +37,8 @@ func TestPingPongHops(t *testing.T) {
 		{pingPong(), PingLLSC, []string{"cpu_a=4", "cpu_b=5"}, 2, 100},
 		{pingPong(), PingCAS, []string{"cpu_a=0", "cpu_b=3", "same_cluster_ns=70"}, 1, 70},
 		{pingPong(), PingLLSC, []string{"cpu_a=1", "cpu_b=5"}, 2, 250},
+		{pingPong(), PingLdSt, []string{"cpu_a=4", "cpu_b=5"}, 2, 100},
+		{pingPong(), PingLdSt, []string{"cpu_a=1", "cpu_b=5"}, 2, 250},
 		{genericPingPong(), PingCAS, []string{"soc_cores=8", "cpu_a=0", "cpu_b=6", "cross_cluster_ns=300"}, 1, 300},
 		{genericPingPong(), PingLLSC, []string{"soc_cores=8", "cpu_a=4", "cpu_b=7"}, 2, 100},
 	} {

@@ -6,14 +6,19 @@
 // whose experiment, variant and settings are those of `lab run`, so that
 // `lab calibrate` can fit the model to them:
 //
-//	rk3399-pingpong  llsc|cas  cpu_a=A;cpu_b=B        one_way_ns
+//	rk3399-pingpong  llsc|cas|ldst  cpu_a=A;cpu_b=B   one_way_ns
 //	rk3399-wake      wfe|wfi   holder_cpu=A;waiter_cpu=B  release_to_acquire_us
 //
 // The ping-pong is the loop of nviennot/core-to-core-latency: two threads
 // pinned to two CPUs flip one shared word between PING and PONG with
 // compare-and-exchange; one_way_ns is the round trip over two. llsc is the
 // Armv8.0 exclusive pair (LDXR, compare, STXR), cas the Armv8.1 LSE CAS
-// (run only where the CPU has it: HWCAP_ATOMICS).
+// (run only where the CPU has it: HWCAP_ATOMICS), ldst a plain load-acquire
+// and store-release (LDAR, STLR): the same read and then write as llsc
+// without the exclusive pair. If ldst's hop is about twice llsc's, the LDXR
+// takes the line for writing; if they are alike, an upgrade of a shared
+// line is cheap (or every transfer is short): the model charges both hops
+// two transfers.
 //
 // The hand-off: a holder takes a lock word, holds it for a uniformly random
 // time up to -hold microseconds (a whole number of tick periods by default,
@@ -116,6 +121,17 @@ static int cas_lse(volatile uint64_t *p, uint64_t old, uint64_t new)
 #else
 	return __atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 #endif
+}
+
+// cas_ldst is the hop with plain accesses: a load-acquire, then a
+// store-release when the word held old. In the ping-pong only one side moves
+// the word from a given value, so the pair needs no atomicity.
+static int cas_ldst(volatile uint64_t *p, uint64_t old, uint64_t new)
+{
+	if (__atomic_load_n(p, __ATOMIC_ACQUIRE) != old)
+		return 0;
+	__atomic_store_n(p, new, __ATOMIC_RELEASE);
+	return 1;
 }
 
 struct pp {
@@ -338,6 +354,7 @@ int main(int argc, char **argv)
 		printf("%s,llsc,cpu_a=%d;cpu_b=%d%s%s,one_way_ns,%.2f\n", exp, a, b, sep, extra, pingpong(a, b, rounds, cas_llsc));
 		if (lse)
 			printf("%s,cas,cpu_a=%d;cpu_b=%d%s%s,one_way_ns,%.2f\n", exp, a, b, sep, extra, pingpong(a, b, rounds, cas_lse));
+		printf("%s,ldst,cpu_a=%d;cpu_b=%d%s%s,one_way_ns,%.2f\n", exp, a, b, sep, extra, pingpong(a, b, rounds, cas_ldst));
 		fflush(stdout);
 	}
 	if (wake) {
