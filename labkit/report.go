@@ -27,6 +27,13 @@ func (r *Report) Markdown(md string) *Report {
 	return r
 }
 
+// Text adds a paragraph of plain text, shown as written: an experiment's
+// description is text, and its "C*V^2*f" is no emphasis.
+func (r *Report) Text(s string) *Report {
+	r.blocks = append(r.blocks, "<p>"+html.EscapeString(s)+"</p>")
+	return r
+}
+
 // Table adds a table.
 func (r *Report) Table(t Table) *Report {
 	r.blocks = append(r.blocks, t.HTML())
@@ -59,7 +66,7 @@ func Stamp(res *Result) string {
 // and summary, which would be empty.
 func (r *Report) Result(res *Result) *Report {
 	e := res.Experiment
-	r.Markdown("## " + e.Name + "\n\n" + e.Description)
+	r.Markdown("## " + e.Name).Text(e.Description)
 	failed := len(res.Failures())
 	if failed > 0 {
 		r.Table(FailuresTable(res))

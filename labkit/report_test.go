@@ -302,3 +302,15 @@ func TestTimelineAxisSpansTheTrace(t *testing.T) {
 		t.Errorf("the time axis is not named in µs from 200.5 to 215:\n%s", h)
 	}
 }
+
+// An experiment's description is plain text in a report: its asterisks
+// and markup characters are shown, not read as Markdown.
+func TestReportShowsTheDescriptionAsText(t *testing.T) {
+	res := fixtureResult(t)
+	res.Experiment = res.Experiment.Clone()
+	res.Experiment.Description = "power is C*V^2*f plus *leakage* <b>"
+	page := ResultReport(res).HTML()
+	if !strings.Contains(page, "<p>power is C*V^2*f plus *leakage* &lt;b&gt;</p>") || strings.Contains(page, "<em>") {
+		t.Errorf("the description is not shown as written:\n%s", page[:min(len(page), 3000)])
+	}
+}

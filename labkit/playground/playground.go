@@ -71,7 +71,7 @@ var Setups = []Setup{
 			{Param: "cores", Values: []float64{1, 2, 4, 8, 16, 32, 64}, Doc: "cores contending for the lock"},
 			{Param: "cs_us", Values: []float64{0.1, 0.5, 1, 2, 5, 10}, Doc: "critical section (µs)"},
 			{Param: "outside_us", Values: []float64{0.5, 1, 2, 5, 10, 50}, Doc: "work between acquisitions (µs)"},
-			{Param: "wait", Values: []float64{0, 1, 2, 3, 4}, Doc: "wait policy code (0: WFE as arm64 does)"},
+			{Param: "wait", Values: []float64{0, 1, 2, 3, 4}, Doc: "wait policy: 0 wfe (as arm64 does), 1 wfi, 2 relax, 3 adaptive, 4 tiered"},
 		},
 	},
 }
