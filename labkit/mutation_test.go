@@ -27,7 +27,8 @@ package labkit
 //	crosscore-latency-0      crosscore IPI delivered with no latency                   platforms/esp32/soc.go:SoC.crosscoreRaise                     esp32 TestCrosscoreLatencyDelaysTheWake
 //	disinherit-held          disinherit ignores the other mutexes held                 platforms/esp32/queue.go:xTaskPriorityDisinherit              esp32 TestDisinheritWaitsForTheLastMutex
 //	disinherit-timeout       disinherit after a timeout ignores the remaining waiters  platforms/esp32/queue.go:vTaskPriorityDisinheritAfterTimeout  esp32 TestDisinheritAfterTimeoutKeepsRemainingWaiters
-//	sim-monitor-kept         another core's store leaves the exclusive monitor armed   sim/memory.go:Memory.wrote                                    sim TestSwap
+//	sim-monitor-kept         another core's store leaves the exclusive monitor armed   sim/memory.go:Memory.clearMonitors                            sim TestSwap
+//	sim-monitor-loss-off     Coherence.MonitorLoss is ignored                          sim/memory.go:Memory.access                                   sim TestMonitorLoss
 //	sim-same-write-changes   a store of the value already there counts as a change     sim/memory.go:Memory.wrote                                    sim TestSameValueWritesChangeNothing
 //	sim-stream-edge          a WFE starting on an event-stream tick wakes at once      sim/isa.go:Core.nextStreamTick                                sim TestEventStreamNextTick
 //	sim-port-parallel        the uncached (SRAM) port serves accesses in parallel      sim/memory.go:Memory.grant                                    sim TestUncachedPortArbitration
@@ -253,6 +254,10 @@ var mutants = []mutant{
 		old: "o.monLine, o.monReg = -1, nil\n",
 		new: "",
 		pkg: "./sim", test: "TestSwap"},
+	{name: "sim-monitor-loss-off", file: "sim/memory.go",
+		old: "if m.coh.MonitorLoss {",
+		new: "if false {",
+		pkg: "./sim", test: "TestMonitorLoss"},
 	{name: "sim-same-write-changes", file: "sim/memory.go",
 		old: "if changed && c.cur != nil {",
 		new: "if c.cur != nil {",

@@ -235,6 +235,7 @@ func TestAcquireMatchesExplicitLoop(t *testing.T) {
 		w              WaitPolicy
 		irqs, stream   bool
 		viaRun         bool
+		loss           bool // Coherence.MonitorLoss
 	}{
 		{name: "tas-wfe", w: WaitPolicy{}},
 		{name: "tas-polls-irqs-stream", w: WaitPolicy{Polls: 5, RelaxCycles: 30}, irqs: true, stream: true},
@@ -245,14 +246,17 @@ func TestAcquireMatchesExplicitLoop(t *testing.T) {
 		{name: "tas-prefetch-polls-irqs-stream", prefetch: true, w: WaitPolicy{Polls: 5, RelaxCycles: 30}, irqs: true, stream: true},
 		{name: "tas-prefetch-wfet-through-run", prefetch: true, w: WaitPolicy{Timeout: 900 * Nanosecond}, irqs: true, viaRun: true},
 		{name: "ttas-prefetch-polls-irqs", ttas: true, prefetch: true, w: WaitPolicy{Polls: 8, RelaxCycles: 20, Monitor: true}, irqs: true},
+		{name: "ttas-prefetch-wfe-loss", ttas: true, prefetch: true, w: WaitPolicy{Monitor: true}, loss: true},
+		{name: "ttas-prefetch-polls-irqs-stream-loss", ttas: true, prefetch: true, w: WaitPolicy{Polls: 8, RelaxCycles: 20, Monitor: true}, irqs: true, stream: true, loss: true},
+		{name: "tas-prefetch-wfet-through-run-loss", prefetch: true, w: WaitPolicy{Timeout: 900 * Nanosecond}, irqs: true, viaRun: true, loss: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(settle, viaRun bool) (string, uint64) {
-				r := newRig(t, 4, false, func(c *CoreConfig) {
+				r := newRigCoherence(t, 4, false, func(c *CoreConfig) {
 					if tc.stream {
 						c.EventStream, c.EventPhase = 10*Microsecond, Time(c.Cluster)*3*Microsecond
 					}
-				})
+				}, Coherence{LineSize: 64, SameCluster: sameLat, OtherCluster: otherLat, MonitorLoss: tc.loss})
 				r.e.direct = !viaRun
 				defer r.e.Close()
 				const lock, count = ramBase, ramBase + 128

@@ -33,7 +33,11 @@
 // regions (ESP32 internal SRAM) serve every access through one port,
 // first come, first served. A store by another core clears a core's
 // exclusive monitor on the line, which sets its event register: that is
-// what wakes an arm64 WFE waiter without any SEV.
+// what wakes an arm64 WFE waiter without any SEV. With
+// Coherence.MonitorLoss, another core taking the line for writing without
+// a store (a prefetch for store, a failed CAS) clears it too, as where the
+// monitor goes with the cached copy (the architecture leaves that to the
+// implementation).
 //
 // # Spinning without an event per iteration
 //

@@ -32,7 +32,9 @@ func (p *Proc) Store(a Addr, v uint64) {
 
 // CAS atomically replaces the word at a with new if it equals old; it
 // returns the previous value and whether it swapped. Like S32C1I or an
-// LSE CAS it always needs the line (or the memory port) exclusively.
+// LSE CAS it always needs the line (or the memory port) exclusively; one
+// that fails writes nothing, so it clears other cores' exclusive monitors
+// only with Coherence.MonitorLoss.
 func (p *Proc) CAS(a Addr, old, new uint64) (uint64, bool) {
 	m := p.e.mem
 	r, w, ln, lands, done := m.access(p.core, a, true, true)
@@ -73,7 +75,8 @@ func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
 // where a load-exclusive alone takes the line shared and its
 // store-exclusive then takes it again to own it. It changes no value, so,
 // like a failed CAS, it takes other cores' copies without clearing their
-// exclusive monitors: the store that follows does.
+// exclusive monitors (the store that follows does), unless
+// Coherence.MonitorLoss says a monitor goes with the line.
 func (p *Proc) PrefetchStore(a Addr) {
 	p.stall(p.core.prefetchStore(a))
 }

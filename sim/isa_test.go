@@ -317,3 +317,77 @@ func TestPrefetchStore(t *testing.T) {
 		})
 	}
 }
+
+// TestMonitorLoss: a WFE waiter's monitor is cleared, and the waiter woken,
+// by a store to its line always, and by another core taking the line for
+// writing without a store (a prefetch for store, a failed CAS) only with
+// Coherence.MonitorLoss; a read that shares the line never clears it.
+func TestMonitorLoss(t *testing.T) {
+	const (
+		wake  = 5 * Nanosecond               // WakeCycles 5 at 1 GHz
+		woken = Microsecond + sameLat + wake // when the other core has the line
+		// The store at 5 µs that ends every case: a hit when the other
+		// core owns the line already, else a transfer.
+		lateOwned  = 5*Microsecond + Nanosecond + wake
+		lateShared = 5*Microsecond + sameLat + wake
+	)
+	for _, tc := range []struct {
+		name string
+		op   func(p *Proc)
+		loss bool
+		want Time
+	}{
+		{"store", func(p *Proc) { p.Store(ramBase, 2) }, false, woken},
+		{"store/loss", func(p *Proc) { p.Store(ramBase, 2) }, true, woken},
+		{"prefetch", func(p *Proc) { p.PrefetchStore(ramBase) }, false, lateOwned},
+		{"prefetch/loss", func(p *Proc) { p.PrefetchStore(ramBase) }, true, woken},
+		{"failed-cas", func(p *Proc) { p.CAS(ramBase, 0, 2) }, false, lateOwned},
+		{"failed-cas/loss", func(p *Proc) { p.CAS(ramBase, 0, 2) }, true, woken},
+		{"load/loss", func(p *Proc) { p.Load(ramBase) }, true, lateShared},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRigCoherence(t, 2, false, nil, Coherence{LineSize: 64, SameCluster: sameLat, OtherCluster: otherLat, MonitorLoss: tc.loss})
+			var at Time
+			var cause WakeCause
+			r.e.Spawn(r.e.Cores()[0], "waiter", func(p *Proc) {
+				p.Store(ramBase, 1)
+				p.LoadExclusive(ramBase)
+				cause = p.WFE()
+				at = p.Now()
+			})
+			r.e.Spawn(r.e.Cores()[1], "other", func(p *Proc) {
+				p.Delay(Microsecond)
+				tc.op(p)
+				p.Delay(5*Microsecond - p.Now())
+				p.Store(ramBase, 3)
+			})
+			r.run(t)
+			if at != tc.want || cause != WakeEvent {
+				t.Errorf("waiter woke at %v by %v, want %v by an event", at, cause, tc.want)
+			}
+		})
+	}
+}
+
+// TestMonitorLossFailsStoreExclusive: another core's prefetch for store
+// between a load-exclusive and its store-exclusive makes the store fail
+// with Coherence.MonitorLoss (the atomic retries), and not without it.
+func TestMonitorLossFailsStoreExclusive(t *testing.T) {
+	for _, loss := range []bool{false, true} {
+		r := newRigCoherence(t, 2, false, nil, Coherence{LineSize: 64, SameCluster: sameLat, OtherCluster: otherLat, MonitorLoss: loss})
+		var ok bool
+		r.e.Spawn(r.e.Cores()[0], "llsc", func(p *Proc) {
+			v := p.LoadExclusive(ramBase)
+			p.Compute(1000) // the prefetch lands meanwhile
+			ok = p.StoreExclusive(ramBase, v+1)
+		})
+		r.e.Spawn(r.e.Cores()[1], "prefetch", func(p *Proc) {
+			p.Delay(500 * Nanosecond)
+			p.PrefetchStore(ramBase)
+		})
+		r.run(t)
+		if ok == loss {
+			t.Errorf("MonitorLoss %v: store-exclusive succeeded %v, want %v", loss, ok, !loss)
+		}
+	}
+}

@@ -31,6 +31,14 @@ type Coherence struct {
 	LineSize     int
 	SameCluster  Time // from another core of the requester's cluster
 	OtherCluster Time // across the cluster interconnect
+	// MonitorLoss clears a core's exclusive monitor (which sets its event
+	// register) when another core takes the line for writing, as when the
+	// monitor lives in the core's cache and goes with its copy: a prefetch
+	// for store or a failed compare-and-swap then wakes a WFE waiter too.
+	// Without it only a store to the line does, the one clearing the
+	// architecture requires; whether anything else does is the
+	// implementation's choice.
+	MonitorLoss bool
 }
 
 type line struct {
@@ -358,6 +366,9 @@ func (m *Memory) access(c *Core, a Addr, write, rmw bool) (r *region, w int, ln 
 	ln.misses++
 	ln.busy = done // the interconnect carries this line until done: transfers queue
 	if write {
+		if m.coh.MonitorLoss {
+			m.clearMonitors(c, ln, done)
+		}
 		ln.owner = c.ID
 		ln.sharers = bit
 	} else {
@@ -365,6 +376,20 @@ func (m *Memory) access(c *Core, a Addr, write, rmw bool) (r *region, w int, ln 
 		ln.sharers |= bit
 	}
 	return r, w, ln, done, done
+}
+
+// clearMonitors clears the exclusive monitors other cores than c hold on
+// ln, at t, which sets their event registers.
+func (m *Memory) clearMonitors(c *Core, ln *line, t Time) {
+	others := ^(uint64(1) << c.ID)
+	for q := ln.monitors & others; q != 0; q &= q - 1 {
+		o := m.e.cores[bits.TrailingZeros64(q)]
+		o.monLine, o.monReg = -1, nil
+		if !o.dropMonitorEvent() {
+			o.signalEvent(t, WakeEvent)
+		}
+	}
+	ln.monitors &^= others
 }
 
 // wrote tells the other cores that c's write to word w of ln lands at t:
@@ -381,15 +406,8 @@ func (m *Memory) wrote(c *Core, ln *line, r *region, t Time, changed bool) {
 	if changed && c.cur != nil {
 		c.cur.changed() // the writer: the process on c, or the handler it runs
 	}
+	m.clearMonitors(c, ln, t)
 	others := ^(uint64(1) << c.ID)
-	for q := ln.monitors & others; q != 0; q &= q - 1 {
-		o := m.e.cores[bits.TrailingZeros64(q)]
-		o.monLine, o.monReg = -1, nil
-		if !o.dropMonitorEvent() {
-			o.signalEvent(t, WakeEvent)
-		}
-	}
-	ln.monitors &^= others
 	for q := ln.spinners & others; q != 0; q &= q - 1 {
 		o := m.e.cores[bits.TrailingZeros64(q)]
 		if r.Uncached && !o.sp.ends(o.sp.reg.words[o.sp.w]) {

@@ -21,6 +21,12 @@ const (
 
 func newRig(t testing.TB, n int, uncached bool, tweak func(*CoreConfig)) rig {
 	t.Helper()
+	return newRigCoherence(t, n, uncached, tweak, Coherence{LineSize: 64, SameCluster: sameLat, OtherCluster: otherLat})
+}
+
+// newRigCoherence is newRig with the coherence configuration coh.
+func newRigCoherence(t testing.TB, n int, uncached bool, tweak func(*CoreConfig), coh Coherence) rig {
+	t.Helper()
 	e := NewEngine(7)
 	for i := 0; i < n; i++ {
 		cfg := CoreConfig{Name: "cpu", Cluster: i / 2, Hz: 1_000_000_000, ExecMW: 100, SpinMW: 90, WFEMW: 10, WFIMW: 5,
@@ -32,7 +38,7 @@ func newRig(t testing.TB, n int, uncached bool, tweak func(*CoreConfig)) rig {
 			t.Fatal(err)
 		}
 	}
-	m, err := e.NewMemory(Coherence{LineSize: 64, SameCluster: sameLat, OtherCluster: otherLat})
+	m, err := e.NewMemory(coh)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,10 @@ type SoC struct {
 	Idle []sim.IdleState
 	// EventStream is the architected timer's event-stream period (0: off).
 	EventStream sim.Time
+	// MonitorLoss clears a core's exclusive monitor when another core takes
+	// its line for writing, not only when the line is written
+	// (sim.Coherence.MonitorLoss).
+	MonitorLoss bool
 }
 
 // OPP returns the selected operating point of cluster c.
@@ -183,7 +187,7 @@ func (s SoC) Build(e *sim.Engine, n int, base sim.Addr, size uint64) ([]*sim.Cor
 			cores = append(cores, core)
 		}
 	}
-	m, err := e.NewMemory(sim.Coherence{LineSize: s.LineSize, SameCluster: s.SameCluster, OtherCluster: s.OtherCluster})
+	m, err := e.NewMemory(sim.Coherence{LineSize: s.LineSize, SameCluster: s.SameCluster, OtherCluster: s.OtherCluster, MonitorLoss: s.MonitorLoss})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -196,3 +196,35 @@ func TestErrorsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// Build hands MonitorLoss to the memory: another core's prefetch for store
+// wakes a WFE waiter with it, and only the store 4 µs later does without.
+func TestBuildMonitorLoss(t *testing.T) {
+	for _, loss := range []bool{false, true} {
+		s := nCore(t, 2, 2)
+		s.MonitorLoss = loss
+		e := sim.NewEngine(1)
+		cores, _, err := s.Build(e, 2, 0x1000, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var woke sim.Time
+		e.Spawn(cores[0], "waiter", func(p *sim.Proc) {
+			p.LoadExclusive(0x1000)
+			p.WFE()
+			woke = p.Now()
+		})
+		e.Spawn(cores[1], "other", func(p *sim.Proc) {
+			p.Delay(sim.Microsecond)
+			p.PrefetchStore(0x1000)
+			p.Delay(4 * sim.Microsecond)
+			p.Store(0x1000, 1)
+		})
+		if err := e.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if early := woke < 2*sim.Microsecond; early != loss {
+			t.Errorf("MonitorLoss %v: the waiter woke at %v", loss, woke)
+		}
+	}
+}

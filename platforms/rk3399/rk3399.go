@@ -88,6 +88,8 @@ func Params() platforms.Params {
 			Doc: "1: the tick stops while a CPU is idle (it keeps running while a CPU waits for a lock)", Choices: []float64{0, 1}},
 		{Key: "event_stream", Value: 1, Unit: "bool", Prov: platforms.CODE, Source: srcEvtStr + "; on unless the kernel is built without CONFIG_ARM_ARCH_TIMER_EVTSTREAM",
 			Doc: "1: the architected timer wakes every WFE each 85.3 µs", Choices: []float64{0, 1}},
+		{Key: "monitor_loss", Value: 0, Unit: "bool", Prov: platforms.ASSUME, Source: "Arm Architecture Reference Manual for A-profile (DDI 0487K.a), D1.6.1: clearing a PE's global monitor sets its event register; a store by another observer clears it, and the architecture lets an implementation clear it for other reasons too (IMPLEMENTATION DEFINED); the Cortex-A53 and A72 TRMs do not say whether losing the line to another core's prefetch for store or failed atomic does; 0, the least the architecture guarantees, assumed",
+			Doc: "1: a core's exclusive monitor goes with its copy of the line, so another core taking the line for writing (PRFM PSTL1STRM, a failed CAS) clears it and wakes a WFE waiter, as a store does; 0: only a store does", Choices: []float64{0, 1}, Low: 0, High: 1},
 	}
 }
 
@@ -124,6 +126,7 @@ func SoC(v map[string]float64) (generic.SoC, error) {
 	if v["event_stream"] != 0 {
 		s.EventStream = EventStreamPeriod
 	}
+	s.MonitorLoss = v["monitor_loss"] != 0
 	return s, s.Validate()
 }
 

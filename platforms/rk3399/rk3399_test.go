@@ -13,10 +13,12 @@ import (
 // model's C*V^2*f at its OPP's voltage plus leakage: 100*1.125^2*1416/1000
 // = 179.2 mW + 15 for an A53, 436*1.2^2*1800/1000 = 1130.1 mW + 80 for an
 // A72 (the figures the static-power parameters' sources quote). The event
-// stream is 2048 ticks of the 24 MHz counter; event_stream=0 turns it off.
+// stream is 2048 ticks of the 24 MHz counter; event_stream=0 turns it off,
+// and monitor_loss=1 turns MonitorLoss on.
 // The kernel takes HZ and its costs from the values, IPI latency in ns.
 // Kills: clusters in the other order, the wrong OPP voltage, a lost
-// /1000 in the energy model, event_stream ignored, ipi_ns read as us.
+// /1000 in the energy model, event_stream or monitor_loss ignored, ipi_ns
+// read as us.
 func TestSoCAndKernelFromParams(t *testing.T) {
 	v := Defaults()
 	soc, err := SoC(v)
@@ -40,6 +42,13 @@ func TestSoCAndKernelFromParams(t *testing.T) {
 	v["event_stream"] = 0
 	if soc, err := SoC(v); err != nil || soc.EventStream != 0 {
 		t.Errorf("event_stream=0: stream %v (%v), want off", soc.EventStream, err)
+	}
+	if soc.MonitorLoss {
+		t.Errorf("monitor_loss=0: MonitorLoss on")
+	}
+	v["monitor_loss"] = 1
+	if soc, err := SoC(v); err != nil || !soc.MonitorLoss {
+		t.Errorf("monitor_loss=1: MonitorLoss %v (%v), want on", soc.MonitorLoss, err)
 	}
 	k := Kernel(v)
 	if k.HZ != 250 || !k.NoHZIdle || k.TickWork != 5*sim.Microsecond || k.SwitchWork != 3*sim.Microsecond || k.IPILatency != sim.Microsecond {
