@@ -61,6 +61,21 @@ type FitParam struct {
 	// Clipped is true when the linearized interval reached past Min..Max,
 	// which bound Low and High instead: the data hardly pin the value.
 	Clipped bool `json:"clipped,omitempty"`
+	// Alternatives, for a parameter that takes only some values (a
+	// mechanism on or off), are the fits at each of its values: Value is
+	// the best one's, Low..High spans the values not rejected.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+}
+
+// Alternative is one value of a choice parameter with the best fit the
+// other parameters reach at it.
+type Alternative struct {
+	Value float64 `json:"value"`
+	SSR   float64 `json:"ssr"`
+	// Rejected is true when SSR exceeds the best value's by more than the
+	// residuals' noise explains: an F test at 95% (the extra sum of
+	// squares over one parameter against SSR/DOF at the best value).
+	Rejected bool `json:"rejected,omitempty"`
 }
 
 // Residual is one measurement with the model's value at the fit.
@@ -118,51 +133,228 @@ type calibGroup struct {
 // An Integer parameter (a count of cycles, say) is fitted on whole numbers:
 // every proposal is rounded before the model runs, the fit reports the
 // rounded value with the residuals at it, and its interval is widened to
-// whole numbers. find looks experiments up by name (the catalog's Lookup).
+// whole numbers. A parameter that takes only some values (Choices: a
+// mechanism on or off) is fitted by fitting the others at each of its
+// values, every combination when there are several, and keeping the best
+// (FitParam.Alternatives). find looks experiments up by name (the
+// catalog's Lookup).
 func Calibrate(ctx context.Context, ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) (*Fit, error) {
+	choice, err := checkFit(ms, find, opt)
+	if err != nil {
+		return nil, err
+	}
+	// Every combination of the choices' values, in the order they list them.
+	combos := [][]float64{nil}
+	for _, p := range choice {
+		var next [][]float64
+		for _, c := range combos {
+			for _, v := range p.Choices {
+				next = append(next, append(slices.Clone(c), v))
+			}
+		}
+		combos = next
+	}
+	if len(combos) > maxChoiceFits {
+		return nil, fmt.Errorf("calibrate: -fit %s: %d combinations of their values; fit at most %d at once", strings.Join(keysOf(choice), ","), len(combos), maxChoiceFits)
+	}
+	sub := opt
+	sub.Fit = slices.DeleteFunc(slices.Clone(opt.Fit), func(k string) bool { return slices.Contains(keysOf(choice), k) })
+	fits := make([]*calibRun, len(combos))
+	best := 0
+	for i, combo := range combos {
+		sub.Settings = slices.Clone(opt.Settings)
+		for j, p := range choice {
+			sub.Settings = append(sub.Settings, p.Key+"="+platforms.FormatValue(combo[j]))
+		}
+		if fits[i], err = fitAt(ctx, ms, find, sub); err != nil {
+			return nil, err
+		}
+		if fits[i].f.SSR < fits[best].f.SSR {
+			best = i
+		}
+	}
+	r := fits[best]
+	f := r.f
+	if len(choice) > 0 {
+		f.Settings = opt.Settings
+		f.Method += "; each choice parameter at each of its values"
+		for j, p := range choice {
+			f.Params[p.Key] = choose(f, p, combos[best][j], func(v float64) float64 {
+				ssr := math.Inf(1)
+				for i, combo := range combos {
+					if combo[j] == v {
+						ssr = min(ssr, fits[i].f.SSR)
+					}
+				}
+				return ssr
+			})
+		}
+		f.Keys = slices.Clone(opt.Fit)
+		f.Evaluations = 0
+		for _, fr := range fits {
+			f.Evaluations += fr.f.Evaluations
+		}
+	}
+	// A report's stamp lists the fit in one row: its first run at the
+	// fitted values, and every run of its evaluations (none stored: NoCache).
+	runs := 0
+	for _, fr := range fits {
+		runs += fr.runs
+	}
+	noteRun(r.fitted[0], nil, false, false, runs, fmt.Sprintf("fit of %s: the first of %d settings at the fitted values; %d evaluations, not stored",
+		strings.Join(f.Keys, ", "), len(r.fitted), f.Evaluations))
+	return f, nil
+}
+
+// maxChoiceFits bounds the combinations of choice values a calibration
+// fits (each is a whole fit of the other parameters).
+const maxChoiceFits = 64
+
+func keysOf(ps []platforms.Param) []string {
+	keys := make([]string, len(ps))
+	for i, p := range ps {
+		keys[i] = p.Key
+	}
+	return keys
+}
+
+// checkFit refuses what no fit can use: no key, a key named twice, a key
+// no measured experiment has or that is not ASSUME, a setting given twice
+// or of a fitted key. It returns the choice parameters among the keys.
+func checkFit(ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) ([]platforms.Param, error) {
+	if len(opt.Fit) == 0 {
+		return nil, fmt.Errorf("calibrate: no parameter to fit (-fit key,key,...)")
+	}
+	if err := checkSettings("settings", opt.Settings, opt.Fit); err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	var exps []platforms.Experiment
+	for i, m := range ms {
+		if err := checkSettings("settings "+m.Settings, m.SettingList(), opt.Fit); err != nil {
+			return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)
+		}
+		e, err := find(m.Experiment)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)
+		}
+		exps = append(exps, e)
+	}
+	var choice []platforms.Param
+	for i, key := range opt.Fit {
+		var found *platforms.Param
+		for _, e := range exps {
+			if p, ok := e.Params.Lookup(key); ok {
+				found = &p
+				break
+			}
+		}
+		switch {
+		case found == nil:
+			return nil, fmt.Errorf("calibrate: -fit %s: no measured experiment has this parameter", key)
+		case found.Prov != platforms.ASSUME:
+			return nil, fmt.Errorf("calibrate: -fit %s: provenance %s; only ASSUME parameters are fitted (the others have a source)", key, found.Prov)
+		case slices.Contains(opt.Fit[:i], key):
+			return nil, fmt.Errorf("calibrate: -fit %s named twice", key)
+		case len(found.Choices) > 0:
+			choice = append(choice, *found)
+		}
+	}
+	return choice, nil
+}
+
+// choose is the FitParam of choice parameter p, best at value v in fit f;
+// ssr gives the best fit's SSR at each of p's values.
+func choose(f *Fit, p platforms.Param, v float64, ssr func(float64) float64) FitParam {
+	fp := FitParam{Key: p.Key, Value: v, Start: p.Value, Unit: p.Unit, Min: slices.Min(p.Choices), Max: slices.Max(p.Choices),
+		PlausibleLow: p.Low, PlausibleHigh: p.High}
+	// The F test's threshold on the extra sum of squares; without degrees
+	// of freedom there is no noise to test against, and nothing is rejected.
+	limit := math.Inf(1)
+	if f.DOF > 0 {
+		q := tQuantile(0.95, float64(f.DOF)) // F(1, DOF)'s quantile is t's squared
+		limit = q * q * f.SSR / float64(f.DOF)
+	}
+	differ, kept := false, 0
+	fp.Low, fp.High = math.Inf(1), math.Inf(-1)
+	for _, c := range p.Choices {
+		a := Alternative{Value: c, SSR: ssr(c)}
+		a.Rejected = a.SSR-f.SSR > limit
+		differ = differ || math.Abs(a.SSR-f.SSR) > 1e-12*max(1, f.SSR)
+		if !a.Rejected {
+			kept++
+			fp.Low, fp.High = min(fp.Low, c), max(fp.High, c)
+		}
+		fp.Alternatives = append(fp.Alternatives, a)
+	}
+	switch {
+	case !differ:
+		f.Unidentifiable[p.Key] = "no measurement changes with its value"
+	case f.DOF <= 0:
+		fp.Identifiable = true // the smaller SSR, untested: Low..High span every value
+	case kept > 1:
+		f.Unidentifiable[p.Key] = "the fits at its values differ by less than the residuals' noise (F test, 95%)"
+	default:
+		fp.Identifiable = true
+	}
+	if !fp.Identifiable {
+		fp.Low, fp.High = fp.Min, fp.Max
+	}
+	return fp
+}
+
+// calibRun is one fit of the continuous parameters: the Fit, each group's
+// result at it, and the simulations its evaluations ran.
+type calibRun struct {
+	f      *Fit
+	fitted []*Result
+	runs   int
+}
+
+// fitAt fits opt.Fit, none of which is a choice parameter (checkFit has
+// passed), by Nelder-Mead; with no key it evaluates the model once.
+func fitAt(ctx context.Context, ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) (*calibRun, error) {
 	c, err := newCalib(ctx, ms, find, opt)
 	if err != nil {
 		return nil, err
 	}
 	p := len(c.params)
-	// The search runs on x_j = (θ_j - start_j) / scale_j, so one unit is
-	// the plausible width of every parameter.
-	x0 := make([]float64, p)
-	problem := optimize.Problem{Func: func(x []float64) float64 {
-		r := c.residuals(c.theta(x))
-		s := 0.0
-		for _, v := range r {
-			s += v * v
+	var x []float64
+	if p > 0 {
+		// The search runs on x_j = (θ_j - start_j) / scale_j, so one unit
+		// is the plausible width of every parameter.
+		problem := optimize.Problem{Func: func(x []float64) float64 {
+			r := c.residuals(c.theta(x))
+			s := 0.0
+			for _, v := range r {
+				s += v * v
+			}
+			return s + c.penalty(x)
+		}}
+		maxEvals := opt.MaxEvals
+		if maxEvals <= 0 {
+			maxEvals = 200
 		}
-		return s + c.penalty(x)
-	}}
-	maxEvals := opt.MaxEvals
-	if maxEvals <= 0 {
-		maxEvals = 200
+		res, err := optimize.Minimize(problem, make([]float64, p), &optimize.Settings{FuncEvaluations: maxEvals,
+			Converger: &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-9, Iterations: 4 * (p + 1)}},
+			&optimize.NelderMead{SimplexSize: 0.5})
+		if c.err != nil {
+			return nil, c.err
+		}
+		if err != nil && res == nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
+		}
+		x = res.X
 	}
-	res, err := optimize.Minimize(problem, x0, &optimize.Settings{FuncEvaluations: maxEvals,
-		Converger: &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-9, Iterations: 4 * (p + 1)}},
-		&optimize.NelderMead{SimplexSize: 0.5})
-	if c.err != nil {
-		return nil, c.err
-	}
-	if err != nil && res == nil {
-		return nil, fmt.Errorf("calibrate: %w", err)
-	}
-	f, fitted, err := c.report(res.X)
+	f, fitted, err := c.report(x)
 	if err != nil {
 		return nil, err
 	}
-	// A report's stamp lists the fit in one row: its first run at the
-	// fitted values, and every run of its evaluations (none stored: NoCache).
 	runs := 0
 	for _, g := range c.groups {
 		n, _ := RunCount(g.e) // bounded: the group ran
 		runs += c.evals * n
 	}
-	noteRun(fitted[0], nil, false, false, runs, fmt.Sprintf("fit of %s: the first of %d settings at the fitted values; %d evaluations, not stored",
-		strings.Join(f.Keys, ", "), len(c.groups), c.evals))
-	return f, nil
+	return &calibRun{f: f, fitted: fitted, runs: runs}, nil
 }
 
 // checkSettings refuses, in a list of key=value settings (what names it),
@@ -186,21 +378,12 @@ func checkSettings(what string, sets, fit []string) error {
 }
 
 func newCalib(ctx context.Context, ms []Measurement, find func(string) (platforms.Experiment, error), opt CalibrateOptions) (*calib, error) {
-	if len(opt.Fit) == 0 {
-		return nil, fmt.Errorf("calibrate: no parameter to fit (-fit key,key,...)")
-	}
-	if err := checkSettings("settings", opt.Settings, opt.Fit); err != nil {
-		return nil, fmt.Errorf("calibrate: %w", err)
-	}
 	c := &calib{ctx: ctx, ms: ms, opt: opt, memo: map[string][]float64{}}
 	byKey := map[string]int{}
 	for i, m := range ms {
 		k := m.Experiment + "\x00" + m.Settings
 		gi, ok := byKey[k]
 		if !ok {
-			if err := checkSettings("settings "+m.Settings, m.SettingList(), opt.Fit); err != nil {
-				return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)
-			}
 			e, err := find(m.Experiment)
 			if err != nil {
 				return nil, fmt.Errorf("calibrate: row %d: %w", i+1, err)
@@ -237,25 +420,15 @@ func newCalib(ctx context.Context, ms []Measurement, find func(string) (platform
 		}
 		g.rows = append(g.rows, i)
 	}
+	// The start is the value with the settings applied (checkFit found
+	// every key).
 	for _, key := range opt.Fit {
-		var found *platforms.Param
 		for _, g := range c.groups {
 			if p, ok := g.e.Params.Lookup(key); ok {
-				found = &p
+				c.params = append(c.params, p)
 				break
 			}
 		}
-		switch {
-		case found == nil:
-			return nil, fmt.Errorf("calibrate: -fit %s: no measured experiment has this parameter", key)
-		case found.Prov != platforms.ASSUME:
-			return nil, fmt.Errorf("calibrate: -fit %s: provenance %s; only ASSUME parameters are fitted (the others have a source)", key, found.Prov)
-		case len(found.Choices) > 0:
-			return nil, fmt.Errorf("calibrate: -fit %s: takes only the values %s, not a continuous fit", key, platforms.FormatValues(found.Choices))
-		case slices.ContainsFunc(c.params, func(p platforms.Param) bool { return p.Key == key }):
-			return nil, fmt.Errorf("calibrate: -fit %s named twice", key)
-		}
-		c.params = append(c.params, *found)
 	}
 	return c, nil
 }
@@ -396,7 +569,10 @@ func (c *calib) report(x []float64) (*Fit, []*Result, error) {
 		f.SSR += r[i] * r[i]
 	}
 	// J[i][j] = d r_i / d θ_j, by central differences inside the range.
-	J := mat.NewDense(n, p, nil)
+	var J *mat.Dense
+	if p > 0 {
+		J = mat.NewDense(n, p, nil)
+	}
 	for j, pp := range c.params {
 		h := 0.1 * scale(pp)
 		if pp.Integer {
@@ -544,8 +720,28 @@ func (f *Fit) FitTable() Table {
 		if p.Clipped {
 			note = strings.TrimPrefix(note+"; the interval reaches past the accepted range, shown as its bound: the data hardly pin it", "; ")
 		}
+		accepted := Num(p.Min) + " – " + Num(p.Max)
+		if len(p.Alternatives) > 0 {
+			// A choice: the values the data leave, and each value's best fit.
+			var left, vals, fits []string
+			for _, a := range p.Alternatives {
+				vals = append(vals, Num(a.Value))
+				fit := Num(a.Value) + ": SSR " + Num(a.SSR)
+				if a.Rejected {
+					fit += " (rejected)"
+				} else {
+					left = append(left, Num(a.Value))
+				}
+				fits = append(fits, fit)
+			}
+			if p.Identifiable && f.DOF > 0 {
+				iv = strings.Join(left, " or ")
+			}
+			accepted = "one of " + strings.Join(vals, ", ")
+			note = strings.TrimPrefix(note+"; "+strings.Join(fits, "; "), "; ")
+		}
 		t.Rows = append(t.Rows, []string{k, Num(p.Start), Num(p.Value) + " " + ShowUnit(p.Unit), iv,
-			Num(p.PlausibleLow) + " – " + Num(p.PlausibleHigh), Num(p.Min) + " – " + Num(p.Max), note})
+			Num(p.PlausibleLow) + " – " + Num(p.PlausibleHigh), accepted, note})
 	}
 	return t
 }

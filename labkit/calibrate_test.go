@@ -17,8 +17,9 @@ import (
 	"synclab/platforms"
 )
 
-// lineFixture is an experiment whose metric is y = a + b*x (+ c*0: c moves
-// nothing), and z = a + b (which cannot tell a from b).
+// lineFixture is an experiment whose metric is y = a + b*x + mode*x² (+ c*0:
+// c moves nothing), and z = a + b (which cannot tell a from b, and moves
+// with no mode).
 func lineFixture() platforms.Experiment {
 	return platforms.Experiment{
 		Name: "fixture-line", Platform: "testbed", Repeats: 1, Seed: 1,
@@ -33,7 +34,8 @@ func lineFixture() platforms.Experiment {
 		Metrics:  []platforms.Metric{{Name: "y", Unit: "ns"}, {Name: "z", Unit: "ns"}},
 		Run: func(_ context.Context, s platforms.RunSpec) (platforms.RunResult, error) {
 			a, b := s.Params["a"], s.Params["b"]
-			return platforms.RunResult{Metrics: map[string]float64{"y": a + b*s.Params["x"], "z": a + b}}, nil
+			x := s.Params["x"]
+			return platforms.RunResult{Metrics: map[string]float64{"y": a + b*x + s.Params["mode"]*x*x, "z": a + b}}, nil
 		},
 	}
 }
@@ -169,6 +171,65 @@ func TestAccepted(t *testing.T) {
 	}
 }
 
+// TestCalibrateChoice: a parameter that is on or off is fitted by fitting
+// the others at each value; the data pick one when the other's fit is
+// worse than their noise explains, and none when nothing moves with it.
+func TestCalibrateChoice(t *testing.T) {
+	// y at x = 1..16 from a=55, b=22 and mode=1, with 2% noise: mode=0
+	// cannot bend a line into the parabola.
+	rng := rand.New(rand.NewPCG(4, 5))
+	var ms []Measurement
+	for _, x := range []float64{1, 2, 3, 4, 6, 8, 12, 16} {
+		y := (55 + 22*x + x*x) * (1 + 0.02*rng.NormFloat64())
+		ms = append(ms, Measurement{Experiment: "fixture-line", Variant: "v", Settings: fmt.Sprintf("x=%g", x), Metric: "y", Value: y})
+	}
+	f, err := Calibrate(context.Background(), ms, findFixture, CalibrateOptions{Fit: []string{"a", "mode", "b"}, MaxEvals: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Params["mode"]
+	if !m.Identifiable || m.Value != 1 || m.Low != 1 || m.High != 1 || len(m.Alternatives) != 2 || !m.Alternatives[0].Rejected || m.Alternatives[1].Rejected {
+		t.Errorf("mode = %+v, want 1, identified, with 0 rejected", m)
+	}
+	if m.Alternatives[1].SSR != f.SSR || m.Alternatives[0].SSR <= f.SSR {
+		t.Errorf("alternatives %+v: the chosen value's SSR must be the fit's, %g, and the other's larger", m.Alternatives, f.SSR)
+	}
+	for k, want := range map[string]float64{"a": 55, "b": 22} {
+		if p := f.Params[k]; !(p.Low <= want && want <= p.High) {
+			t.Errorf("%s = %g, 95%% interval %g–%g misses the true %g", k, p.Value, p.Low, p.High, want)
+		}
+	}
+	if fmt.Sprint(f.Keys) != "[a mode b]" || f.Settings != nil || len(f.Residuals) != len(ms) {
+		t.Errorf("keys %v, settings %v, %d residuals: want the -fit order, no settings and every row", f.Keys, f.Settings, len(f.Residuals))
+	}
+	row := f.FitTable().Rows[1]
+	if row[3] != "1" || row[5] != "one of 0, 1" || !strings.Contains(row[6], "(rejected)") {
+		t.Errorf("table row %q: want the interval 1, the choices and the rejected fit", row)
+	}
+	// A profile sets the chosen value.
+	if v := (&Profile{Fit: f}).Values(); v["mode"] != 1 {
+		t.Errorf("profile values %v, want mode 1", v)
+	}
+	// z = a + b does not move with mode: nothing to choose.
+	z := []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "z", Value: 70},
+		{Experiment: "fixture-line", Variant: "v", Settings: "x=3", Metric: "z", Value: 71}}
+	if f, err = Calibrate(context.Background(), z, findFixture, CalibrateOptions{Fit: []string{"mode"}}); err != nil {
+		t.Fatal(err)
+	}
+	if m := f.Params["mode"]; m.Identifiable || !strings.Contains(f.Unidentifiable["mode"], "no measurement changes") || len((&Profile{Fit: f}).Values()) != 0 {
+		t.Errorf("mode from z: %+v, %v: want it unidentified and left out of a profile", m, f.Unidentifiable)
+	}
+	// y at x=1 alone with mode and a: a can absorb mode's step, so the
+	// two values fit alike.
+	one := []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "y", Value: 80}, {Experiment: "fixture-line", Variant: "v", Metric: "y", Value: 81}}
+	if f, err = Calibrate(context.Background(), one, findFixture, CalibrateOptions{Fit: []string{"mode", "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if m := f.Params["mode"]; m.Identifiable || m.Low != 0 || m.High != 1 {
+		t.Errorf("mode where a absorbs it: %+v, %v: want it unidentified", m, f.Unidentifiable)
+	}
+}
+
 func TestCalibrateFlagsTradeOffsAndBounds(t *testing.T) {
 	// z = a + b: the data fix only the sum.
 	ms := []Measurement{{Experiment: "fixture-line", Variant: "v", Metric: "z", Value: 70},
@@ -229,7 +290,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"no fit", []Measurement{row}, nil, "no parameter to fit", nil},
 		{"unknown key", []Measurement{row}, []string{"nope"}, "-fit nope", nil},
 		{"not assume", []Measurement{row}, []string{"x"}, "provenance CODE", nil},
-		{"choices", []Measurement{row}, []string{"mode"}, "takes only the values", nil},
+		{"row sets the fitted choice", []Measurement{{Experiment: "fixture-line", Variant: "v", Settings: "mode=1", Metric: "y"}}, []string{"mode"}, "row 1: settings mode=1: mode is fitted", nil},
 		{"twice", []Measurement{row}, []string{"a", "a"}, "named twice", nil},
 		{"unknown experiment", []Measurement{{Experiment: "nope", Variant: "v", Metric: "y"}}, []string{"a"}, `unknown experiment "nope"`, nil},
 		{"unknown variant", []Measurement{{Experiment: "fixture-line", Variant: "w", Metric: "y"}}, []string{"a"}, `no variant "w"`, nil},

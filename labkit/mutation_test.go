@@ -118,6 +118,8 @@ package labkit
 //	cal-col-threshold        a parameter moving nothing reported as a trade-off        labkit/calibrate.go:calib.report                              labkit TestCalibrateDegreesOfFreedom
 //	cal-int-step             Integer Jacobian step 0 for a narrow range (0/0)          labkit/calibrate.go:calib.report                              labkit TestCalibrateNarrowIntegerParameter
 //	cal-resid-sort           residual table lists the best-fitting rows first          labkit/calibrate.go:Fit.ResidualTable                         labkit TestResidualTableWorstFirst
+//	cal-choice-worst         a choice parameter takes the value that fits worst        labkit/calibrate.go:Calibrate                                 labkit TestCalibrateChoice
+//	cal-choice-untested      no choice value is ever rejected (no F test)              labkit/calibrate.go:choose                                    labkit TestCalibrateChoice
 //	sens-tornado-base        tornado change taken against the case, not baseline       labkit/sensitivity.go:Sensitivity.TornadoBars                 labkit TestSensitivityWhichParametersMoveTheConclusion
 //	sens-tornado-sides       tornado bars' Low and High swapped                        labkit/sensitivity.go:Sensitivity.TornadoBars                 labkit TestSensitivityWhichParametersMoveTheConclusion
 //	sens-baseline-failed     baseline failures give no failed-runs column              labkit/sensitivity.go:Sensitivity.Table                       labkit TestSensitivityTableBaselineFailures
@@ -584,6 +586,14 @@ var mutants = []mutant{
 		old: `fp.Low, fp.High = math.Floor(fp.Low), math.Ceil(fp.High)`,
 		new: `fp.Low, fp.High = math.Round(fp.Low), math.Round(fp.High)`,
 		pkg: "./labkit", test: "TestCalibrateIntegerIntervalWidened"},
+	{name: "cal-choice-worst", file: "labkit/calibrate.go",
+		old: `if fits[i].f.SSR < fits[best].f.SSR {`,
+		new: `if fits[i].f.SSR > fits[best].f.SSR {`,
+		pkg: "./labkit", test: "TestCalibrateChoice"},
+	{name: "cal-choice-untested", file: "labkit/calibrate.go",
+		old: `a.Rejected = a.SSR-f.SSR > limit`,
+		new: `a.Rejected = a.SSR-f.SSR > limit+math.Inf(1)`,
+		pkg: "./labkit", test: "TestCalibrateChoice"},
 	{name: "cal-edge-zero", file: "labkit/calibrate.go",
 		old: `switch edge := 0.01 * scale(pp); {`,
 		new: `switch edge := 0.0; {`,
