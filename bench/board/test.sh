@@ -2,7 +2,8 @@
 # Functional smoke test of the board benchmarks (no timing is checked):
 #   1. cross-compiles bench/board/linux/boardbench.c with Debian's aarch64-linux-gnu-gcc and runs it under
 #      qemu-user on a few pairs with short runs; its output must be SyncLab measurement rows that
-#      `lab calibrate` reads (header experiment,variant,settings,metric,value; known experiments);
+#      `lab calibrate` reads (header experiment,variant,settings,metric,value; known experiments), and its
+#      monitor probe's rows must be ones `lab calibrate -fit monitor_loss` decides from;
 #   2. syntax-checks the ESP-IDF app bench/board/esp32/main/main.c with the host gcc against declarations of
 #      the IDF API it uses (ESP-IDF itself is not needed; the app is built with idf.py on a machine that has it).
 # Missing Debian packages (gcc-aarch64-linux-gnu, qemu-user-static) are installed with apt-get when run as
@@ -42,20 +43,29 @@ file_out="$(file -b "$HERE/linux/boardbench" 2>/dev/null || true)"
 
 log "running boardbench under $(basename "$QEMU")"
 # Short runs: this checks that the program works and writes what lab calibrate reads, not the timings.
-"$QEMU" "$HERE/linux/boardbench" -rounds 200 -handoffs 3 -hold 100 -pairs 0:1 >"$OUT/rows.csv" 2>"$OUT/err" ||
+"$QEMU" "$HERE/linux/boardbench" -rounds 200 -handoffs 3 -hold 100 -probe-ms 5 -pairs 0:1 >"$OUT/rows.csv" 2>"$OUT/err" ||
 	die "boardbench failed: $(cat "$OUT/err")"
 head -1 "$OUT/rows.csv" | grep -qx 'experiment,variant,settings,metric,value' || die "bad header: $(head -1 "$OUT/rows.csv")"
 grep -q '^rk3399-pingpong,llsc,cpu_a=0;cpu_b=1,one_way_ns,[0-9.e+-]*$' "$OUT/rows.csv" || die "no llsc ping-pong row: $(cat "$OUT/rows.csv")"
 grep -q '^rk3399-pingpong,ldst,cpu_a=0;cpu_b=1,one_way_ns,[0-9.e+-]*$' "$OUT/rows.csv" || die "no ldst ping-pong row: $(cat "$OUT/rows.csv")"
 grep -q '^rk3399-wake,wfe,holder_cpu=0;waiter_cpu=1;hold_max_us=100,release_to_acquire_us,[0-9.e+-]*$' "$OUT/rows.csv" ||
 	die "no wfe hand-off row: $(cat "$OUT/rows.csv")"
-grep -q '^rk3399-wake,wfi,' "$OUT/rows.csv" || die "no wfi hand-off row: $(cat "$OUT/rows.csv")"
+grep -q '^rk3399-wake,wfi,' "$OUT/rows.csv" && die "a wfi hand-off row (arm64 Linux skips a user-space WFI): $(cat "$OUT/rows.csv")"
+for v in load store prfm; do
+	for m in wakes_per_ms pokes_per_ms; do
+		grep -q "^rk3399-monitor-probe,$v,poker_cpu=0;waiter_cpu=1;poke_us=10;probe_ms=5,$m,[0-9.e+-]*\$" "$OUT/rows.csv" ||
+			die "no $v $m probe row: $(cat "$OUT/rows.csv")"
+	done
+done
 "$QEMU" "$HERE/linux/boardbench" -pairs 0:0 >/dev/null 2>&1 && die "boardbench accepted the pair 0:0"
 "$QEMU" "$HERE/linux/boardbench" -rounds x >/dev/null 2>&1 && die "boardbench accepted -rounds x"
 
 log "checking that lab calibrate reads the rows"
 (cd "$ROOT" && go run ./labkit/cmd/lab calibrate "$OUT/rows.csv" -metrics one_way_ns -fit same_cluster_ns -set rounds=50 -max-evals 20 >"$OUT/fit" 2>&1) ||
 	die "lab calibrate rejected boardbench's rows: $(cat "$OUT/fit")"
+(cd "$ROOT" && go run ./labkit/cmd/lab calibrate "$OUT/rows.csv" -metrics wakes_per_ms,pokes_per_ms -fit monitor_loss >"$OUT/fit" 2>&1) ||
+	die "lab calibrate -fit monitor_loss rejected boardbench's probe rows: $(cat "$OUT/fit")"
+grep -q '^monitor_loss .*one of 0, 1' "$OUT/fit" || die "no monitor_loss in the fit: $(cat "$OUT/fit")"
 
 log "syntax-checking the ESP-IDF app with the host gcc"
 gcc -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -DSYNCLAB_HOST_CHECK -I"$HERE/esp32/host" "$HERE/esp32/main/main.c"

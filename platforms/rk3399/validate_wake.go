@@ -59,14 +59,44 @@ func wake() platforms.Experiment {
 
 // checkWake refuses values that cannot run: a bad parameter, or the holder
 // and the waiter on one CPU.
-func checkWake(v map[string]float64) error {
-	if err := wakeParams().SetFrom(v, true); err != nil {
-		return fmt.Errorf("rk3399-wake: %w", err)
+var checkWake = checkPair("rk3399-wake", wakeParams, "holder_cpu", "waiter_cpu")
+
+// checkPair returns the check of an experiment of two threads on two CPUs
+// (name, its parameters, the keys of the two CPUs): the values must be
+// the parameters' and the CPUs different.
+func checkPair(name string, params func() platforms.Params, a, b string) func(map[string]float64) error {
+	return func(v map[string]float64) error {
+		if err := params().SetFrom(v, true); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if cpu := int(v[a]); cpu == int(v[b]) {
+			return fmt.Errorf("parameters %s = %s = %d: want two different CPUs", a, b, cpu)
+		}
+		return nil
 	}
-	if a := int(v["holder_cpu"]); a == int(v["waiter_cpu"]) {
-		return fmt.Errorf("parameters holder_cpu = waiter_cpu = %d: want two different CPUs", a)
+}
+
+// boot builds the RK3399 at v under Linux on a fresh engine with spec's
+// seed and trace; the caller closes the engine.
+func boot(spec platforms.RunSpec, v map[string]float64) (*sim.Engine, []*sim.Core, *linux.Kernel, error) {
+	soc, err := SoC(v)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return nil
+	e := sim.NewEngine(spec.Seed)
+	e.Trace = spec.NewTrace(0, traceWindow)
+	const base, size = sim.Addr(0x10000), 1 << 14
+	cores, mem, err := soc.Build(e, soc.NumCores(), base, size)
+	if err != nil {
+		e.Close()
+		return nil, nil, nil, err
+	}
+	k, err := linux.New(e, cores, mem, base, size, Kernel(v))
+	if err != nil {
+		e.Close()
+		return nil, nil, nil, err
+	}
+	return e, cores, k, nil
 }
 
 func runWake(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
@@ -79,23 +109,12 @@ func runWake(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, 
 		return platforms.RunResult{}, err
 	}
 	a, b, n := int(v["holder_cpu"]), int(v["waiter_cpu"]), int(v["handoffs"])
-	soc, err := SoC(v)
+	e, cores, k, err := boot(spec, v)
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	e := sim.NewEngine(spec.Seed)
 	defer e.Close()
-	e.Trace = spec.NewTrace(0, traceWindow)
 	if err := e.SetFaults(sim.Faults{LoseWake: v["lose_wake"]}); err != nil {
-		return platforms.RunResult{}, err
-	}
-	const base, size = sim.Addr(0x10000), 1 << 14
-	cores, mem, err := soc.Build(e, soc.NumCores(), base, size)
-	if err != nil {
-		return platforms.RunResult{}, err
-	}
-	k, err := linux.New(e, cores, mem, base, size, Kernel(v))
-	if err != nil {
 		return platforms.RunResult{}, err
 	}
 	lock, err := k.NewSpinlock(linux.QSpinlock, linux.Wait{Mode: mode, RelaxCycles: 20})

@@ -6,8 +6,9 @@
 // whose experiment, variant and settings are those of `lab run`, so that
 // `lab calibrate` can fit the model to them:
 //
-//	rk3399-pingpong  llsc|cas|ldst  cpu_a=A;cpu_b=B   one_way_ns
-//	rk3399-wake      wfe|wfi   holder_cpu=A;waiter_cpu=B  release_to_acquire_us
+//	rk3399-pingpong       llsc|cas|ldst     cpu_a=A;cpu_b=B           one_way_ns
+//	rk3399-wake           wfe               holder_cpu=A;waiter_cpu=B  release_to_acquire_us
+//	rk3399-monitor-probe  load|store|prfm   poker_cpu=A;waiter_cpu=B   wakes_per_ms, pokes_per_ms
 //
 // The ping-pong is the loop of nviennot/core-to-core-latency: two threads
 // pinned to two CPUs flip one shared word between PING and PONG with
@@ -24,12 +25,23 @@
 // time up to -hold microseconds (a whole number of tick periods by default,
 // so the release falls at a random phase of the tick), stamps the time and
 // releases it; the waiter waits in WFE (smp_cond_load_acquire's LDAXR + WFE:
-// the releasing store wakes it) or in WFI (the article's fault: only an
-// interrupt, its next tick, wakes it) and stamps the time it holds the lock.
+// the releasing store wakes it) and stamps the time it holds the lock. There
+// is no WFI waiter: arm64 Linux traps a WFI at EL0 and skips it (it leaves
+// SCTLR_EL1.nTWI clear; arch/arm64/kernel/traps.c, wfi_handler), so in user
+// space it would spin, not sleep until its next tick as the article's
+// kernel waiter does.
+//
+// The monitor probe: a waiter loops LDAXR, WFE on a word that stays 0, and
+// counts its wakes; a poker touches the word's line every -poke
+// microseconds for -probe-ms: a load (the monitor stays), a store of 0 (a
+// store clears it), or PRFM PSTL1STRM, which clears it only if the
+// implementation lets the monitor go with the line (the model's
+// monitor_loss). The waiter wakes at the poke rate when it is cleared, at
+// the event stream's and the ticks' otherwise.
 //
 // Usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N]
 //
-//	[-hold US] [-pairs A:B,...] [-skip-wake]
+//	[-hold US] [-poke US] [-probe-ms MS] [-pairs A:B,...] [-skip-wake] [-skip-probe]
 //
 // -e names the ping-pong experiment (generic-pingpong for a part that is not
 // an RK3399; add its shape with -s "soc_cores=4;per_cluster=4"), -s appends
@@ -60,7 +72,7 @@ struct line {
 	char pad[128 - sizeof(uint64_t)];
 };
 
-static struct line flag, lockword, stamp;
+static struct line flag, lockword, stamp, probed;
 
 static uint64_t now_ns(void)
 {
@@ -186,17 +198,11 @@ static double pingpong(int a, int b, int rounds, int (*cas)(volatile uint64_t *,
 
 // The lock of the hand-off: 0 free, 1 held. Waiting as smp_cond_load_acquire
 // does on arm64: LDAXR arms the exclusive monitor, WFE sleeps until the
-// releasing store clears it (or any other event); or, the article's fault,
-// WFI, which only an interrupt ends.
-static void wait_free(volatile uint64_t *p, int wfi)
+// releasing store clears it (or any other event).
+static void wait_free(volatile uint64_t *p)
 {
 #if defined(__aarch64__)
 	uint64_t v;
-	if (wfi) {
-		while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != 0)
-			__asm__ volatile("wfi" ::: "memory");
-		return;
-	}
 	__asm__ volatile("   sevl\n"
 			 "1: wfe\n"
 			 "   ldaxr %0, [%1]\n"
@@ -205,26 +211,25 @@ static void wait_free(volatile uint64_t *p, int wfi)
 			 : "r"(p)
 			 : "memory");
 #else
-	(void)wfi;
 	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != 0)
 		sched_yield();
 #endif
 }
 
-static void lock(volatile uint64_t *p, int wfi)
+static void lock(volatile uint64_t *p)
 {
 	for (;;) {
 		uint64_t free = 0;
 		if (__atomic_compare_exchange_n(p, &free, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return;
-		wait_free(p, wfi);
+		wait_free(p);
 	}
 }
 
 static void unlock(volatile uint64_t *p) { __atomic_store_n(p, 0, __ATOMIC_RELEASE); }
 
 struct ho {
-	int cpu, n, wfi;
+	int cpu, n;
 	double hold_us, total_us;
 	volatile int *round, *done;
 	unsigned seed;
@@ -235,7 +240,7 @@ static void *holder(void *arg)
 	struct ho *a = arg;
 	pin(a->cpu);
 	for (int r = 1; r <= a->n; r++) {
-		lock(&lockword.word, a->wfi);
+		lock(&lockword.word);
 		__atomic_store_n(a->round, r, __ATOMIC_RELEASE);
 		uint64_t until = now_ns() + (uint64_t)(a->hold_us * 1000 * (rand_r(&a->seed) / (RAND_MAX + 1.0)));
 		while (now_ns() < until)
@@ -255,7 +260,7 @@ static void *waiter(void *arg)
 	for (int r = 1; r <= a->n; r++) {
 		while (__atomic_load_n(a->round, __ATOMIC_ACQUIRE) != r)
 			;
-		lock(&lockword.word, a->wfi);
+		lock(&lockword.word);
 		a->total_us += (double)(now_ns() - stamp.word) / 1000;
 		unlock(&lockword.word);
 		__atomic_store_n(a->done, r, __ATOMIC_RELEASE);
@@ -264,11 +269,11 @@ static void *waiter(void *arg)
 }
 
 // handoff returns the mean time from a release to the waiter holding the lock.
-static double handoff(int h, int w, int n, double hold_us, int wfi)
+static double handoff(int h, int w, int n, double hold_us)
 {
 	volatile int round = 0, done = 0;
 	lockword.word = 0;
-	struct ho ah = {h, n, wfi, hold_us, 0, &round, &done, 1}, aw = {w, n, wfi, hold_us, 0, &round, &done, 1};
+	struct ho ah = {h, n, hold_us, 0, &round, &done, 1}, aw = {w, n, hold_us, 0, &round, &done, 1};
 	pthread_t th, tw;
 	pthread_create(&tw, NULL, waiter, &aw);
 	pthread_create(&th, NULL, holder, &ah);
@@ -277,13 +282,99 @@ static double handoff(int h, int w, int n, double hold_us, int wfi)
 	return aw.total_us / n;
 }
 
+static void poke_load(volatile uint64_t *p) { (void)__atomic_load_n(p, __ATOMIC_RELAXED); }
+
+static void poke_store(volatile uint64_t *p) { __atomic_store_n(p, 0, __ATOMIC_RELAXED); }
+
+static void poke_prfm(volatile uint64_t *p)
+{
+#if defined(__aarch64__)
+	__asm__ volatile("prfm pstl1strm, [%0]" ::"r"(p) : "memory");
+#else
+	__builtin_prefetch((const void *)p, 1);
+#endif
+}
+
+struct pr {
+	int cpu;
+	void (*poke)(volatile uint64_t *);
+	uint64_t gap_ns, len_ns, count, ns;
+	pthread_barrier_t *start;
+};
+
+// probe_waiter re-arms its monitor after every wake and counts the wakes
+// until the poker stores 1.
+static void *probe_waiter(void *arg)
+{
+	struct pr *a = arg;
+	pin(a->cpu);
+	pthread_barrier_wait(a->start);
+	uint64_t n = 0;
+#if defined(__aarch64__)
+	for (;;) {
+		uint64_t v;
+		__asm__ volatile("ldaxr %0, [%1]" : "=&r"(v) : "r"(&probed.word) : "memory");
+		if (v != 0)
+			break;
+		__asm__ volatile("wfe" ::: "memory");
+		n++;
+	}
+#else
+	while (__atomic_load_n(&probed.word, __ATOMIC_ACQUIRE) == 0) {
+		sched_yield();
+		n++;
+	}
+#endif
+	a->count = n;
+	return NULL;
+}
+
+// probe_poker pokes on a fixed schedule (a late poke does not delay the
+// next), then stops the waiter.
+static void *probe_poker(void *arg)
+{
+	struct pr *a = arg;
+	pin(a->cpu);
+	pthread_barrier_wait(a->start);
+	uint64_t t0 = now_ns(), n = 0;
+	for (uint64_t next = t0 + a->gap_ns; next <= t0 + a->len_ns; next += a->gap_ns) {
+		while (now_ns() < next)
+			;
+		a->poke(&probed.word);
+		n++;
+	}
+	a->ns = now_ns() - t0;
+	a->count = n;
+	__atomic_store_n(&probed.word, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+// probe runs the monitor probe with the poker on cpu p and the waiter on w
+// and returns the waiter's wakes and the poker's pokes per ms.
+static void probe(int p, int w, double poke_us, double len_ms, void (*poke)(volatile uint64_t *), double *wakes, double *pokes)
+{
+	pthread_barrier_t start;
+	pthread_barrier_init(&start, NULL, 2);
+	probed.word = 0;
+	struct pr ap = {p, poke, (uint64_t)(poke_us * 1000), (uint64_t)(len_ms * 1e6), 0, 0, &start}, aw = {w, poke, 0, 0, 0, 0, &start};
+	pthread_t tp, tw;
+	pthread_create(&tw, NULL, probe_waiter, &aw);
+	pthread_create(&tp, NULL, probe_poker, &ap);
+	pthread_join(tp, NULL);
+	pthread_join(tw, NULL);
+	pthread_barrier_destroy(&start);
+	double ms = (double)ap.ns / 1e6;
+	*wakes = (double)aw.count / ms;
+	*pokes = (double)ap.count / ms;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N] [-hold US] [-pairs A:B,...] [-skip-wake]\n");
+	fprintf(stderr, "usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N] [-hold US] [-poke US] [-probe-ms MS] [-pairs A:B,...] [-skip-wake] [-skip-probe]\n");
 	exit(2);
 }
 
-static int number(const char *flag, const char *s, double min)
+static double number(const char *flag, const char *s, double min)
 {
 	char *end;
 	double v = strtod(s, &end);
@@ -291,18 +382,22 @@ static int number(const char *flag, const char *s, double min)
 		fprintf(stderr, "boardbench: %s %s: want a number >= %g\n", flag, s, min);
 		exit(2);
 	}
-	return (int)v;
+	return v;
 }
 
 int main(int argc, char **argv)
 {
 	const char *exp = "rk3399-pingpong", *extra = "", *pairs = NULL;
-	int rounds = 20000, handoffs = 400, wake = 1;
-	double hold = 20000;
+	int rounds = 20000, handoffs = 400, wake = 1, monitor = 1;
+	double hold = 20000, poke = 10, probe_ms = 100;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-skip-wake")) {
 			wake = 0;
+			continue;
+		}
+		if (!strcmp(a, "-skip-probe")) {
+			monitor = 0;
 			continue;
 		}
 		if (v == NULL)
@@ -312,11 +407,15 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "-s"))
 			extra = v;
 		else if (!strcmp(a, "-rounds"))
-			rounds = number(a, v, 1);
+			rounds = (int)number(a, v, 1);
 		else if (!strcmp(a, "-handoffs"))
-			handoffs = number(a, v, 1);
+			handoffs = (int)number(a, v, 1);
 		else if (!strcmp(a, "-hold"))
 			hold = number(a, v, 0);
+		else if (!strcmp(a, "-poke"))
+			poke = number(a, v, 0.1);
+		else if (!strcmp(a, "-probe-ms"))
+			probe_ms = number(a, v, 1);
 		else if (!strcmp(a, "-pairs"))
 			pairs = v;
 		else
@@ -357,11 +456,23 @@ int main(int argc, char **argv)
 		printf("%s,ldst,cpu_a=%d;cpu_b=%d%s%s,one_way_ns,%.2f\n", exp, a, b, sep, extra, pingpong(a, b, rounds, cas_ldst));
 		fflush(stdout);
 	}
+	int a = list[0][0], b = list[0][1];
 	if (wake) {
-		int h = list[0][0], w = list[0][1];
-		for (int wfi = 0; wfi <= 1; wfi++) {
-			printf("rk3399-wake,%s,holder_cpu=%d;waiter_cpu=%d;hold_max_us=%g,release_to_acquire_us,%.3f\n",
-			       wfi ? "wfi" : "wfe", h, w, hold, handoff(h, w, handoffs, hold, wfi));
+		printf("rk3399-wake,wfe,holder_cpu=%d;waiter_cpu=%d;hold_max_us=%g,release_to_acquire_us,%.3f\n", a, b, hold,
+		       handoff(a, b, handoffs, hold));
+		fflush(stdout);
+	}
+	if (monitor) {
+		static const struct {
+			const char *name;
+			void (*poke)(volatile uint64_t *);
+		} pokes[] = {{"load", poke_load}, {"store", poke_store}, {"prfm", poke_prfm}};
+		for (size_t i = 0; i < sizeof pokes / sizeof pokes[0]; i++) {
+			double wakes, done;
+			probe(a, b, poke, probe_ms, pokes[i].poke, &wakes, &done);
+			const char *fmt = "rk3399-monitor-probe,%s,poker_cpu=%d;waiter_cpu=%d;poke_us=%g;probe_ms=%g,%s,%.3f\n";
+			printf(fmt, pokes[i].name, a, b, poke, probe_ms, "wakes_per_ms", wakes);
+			printf(fmt, pokes[i].name, a, b, poke, probe_ms, "pokes_per_ms", done);
 			fflush(stdout);
 		}
 	}
