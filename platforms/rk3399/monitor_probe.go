@@ -120,6 +120,9 @@ func runMonitorProbe(ctx context.Context, spec platforms.RunSpec) (platforms.Run
 			poke(p, word)
 			pokes++
 		}
+		if d := start + length - p.Now(); d > 0 {
+			p.Delay(d) // the window is probe_ms, with or without a poke in it
+		}
 		end = p.Now()
 		p.Store(word, 1)
 	})

@@ -343,6 +343,8 @@ static void *probe_poker(void *arg)
 		a->poke(&probed.word);
 		n++;
 	}
+	while (now_ns() < t0 + a->len_ns) // the window is -probe-ms, with or without a poke in it
+		;
 	a->ns = now_ns() - t0;
 	a->count = n;
 	__atomic_store_n(&probed.word, 1, __ATOMIC_RELEASE);
