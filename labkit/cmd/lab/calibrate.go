@@ -19,7 +19,7 @@ import (
 func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("calibrate", stdout)
 	var fit, metrics listFlag
-	fs.Var(&fit, "fit", "ASSUME parameters to fit, comma-separated (or the flag repeated)")
+	fs.Var(&fit, "fit", "ASSUME parameters to fit, comma-separated (or the flag repeated); one that takes only some values (monitor_loss: 0 or 1) is fitted by fitting the others at each value and keeping the best")
 	var sets multi
 	fs.Var(&sets, "set", "setting applied to every run before each row's own: -set key=value (repeatable)")
 	asJSON := fs.Bool("json", false, `print {"params": {"key": {"value", "low", "high", ...}}, "residuals": [...], ...} as JSON`)
