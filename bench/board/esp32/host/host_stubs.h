@@ -46,6 +46,8 @@ void vQueueDelete(QueueHandle_t q);
 
 BaseType_t xTaskCreatePinnedToCore(TaskFunction_t fn, const char *name, uint32_t stack, void *arg, UBaseType_t prio, TaskHandle_t *handle, BaseType_t core);
 void vTaskDelete(TaskHandle_t t);
+UBaseType_t uxTaskPriorityGet(TaskHandle_t t);
+void vTaskPrioritySet(TaskHandle_t t, UBaseType_t prio);
 void vTaskDelay(TickType_t ticks);
 uint32_t ulTaskNotifyTake(BaseType_t clear, TickType_t ticks);
 BaseType_t xTaskNotifyGive(TaskHandle_t t);

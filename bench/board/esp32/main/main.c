@@ -97,7 +97,10 @@ static void worker(void *arg)
 		case NOTIFY:
 			ulTaskNotifyTake(pdTRUE, portMAX_DELAY);
 			counter++;
-			xTaskNotifyGive(workers[1 - me]);
+			// The last give would go to a task that has finished and
+			// may be freed already.
+			if (me == 0 || i < ITERATIONS - 1)
+				xTaskNotifyGive(workers[1 - me]);
 			break;
 		case CRITICAL:
 			portENTER_CRITICAL(&cs_mux);
@@ -127,11 +130,19 @@ static void critical_section(enum variant v)
 		boxes[1] = xQueueCreate(1, sizeof(uint32_t));
 		xQueueSend(boxes[0], &token, 0); // the token starts with the task on core 0
 	}
+	// app_main runs on core 0 below the workers: created first, the core-0
+	// worker would preempt it and, in the variants that never block, do all
+	// its iterations before the core-1 worker exists. Above them both while
+	// it creates them, it lets them start a task creation apart (tens of
+	// µs in a run of hundreds of ms).
+	UBaseType_t prio = uxTaskPriorityGet(NULL);
+	vTaskPrioritySet(NULL, 11);
 	int64_t t0 = esp_timer_get_time();
 	for (int i = 0; i < 2; i++)
 		xTaskCreatePinnedToCore(worker, "worker", 2048, (void *)(intptr_t)i, 10, &workers[i], i);
 	if (v == NOTIFY)
 		xTaskNotifyGive(workers[0]); // the token starts with the task on core 0
+	vTaskPrioritySet(NULL, prio);
 	xSemaphoreTake(done, portMAX_DELAY);
 	xSemaphoreTake(done, portMAX_DELAY);
 	double us = (double)(esp_timer_get_time() - t0);
