@@ -57,6 +57,15 @@ for v in load store prfm; do
 			die "no $v $m probe row: $(cat "$OUT/rows.csv")"
 	done
 done
+"$QEMU" "$HERE/linux/boardbench" -rounds 20 -handoffs 2 -hold 100 -probe-ms 2 -pairs 0:1 -hz 1000 -s a72_mhz=1800 >"$OUT/hz.csv" 2>"$OUT/err" ||
+	die "boardbench -hz failed: $(cat "$OUT/err")"
+grep -q '^rk3399-wake,wfe,holder_cpu=0;waiter_cpu=1;hold_max_us=100;hz=1000;a72_mhz=1800,' "$OUT/hz.csv" ||
+	die "-hz and -s do not reach the hand-off row: $(cat "$OUT/hz.csv")"
+grep -q '^rk3399-monitor-probe,prfm,.*;hz=1000;a72_mhz=1800,wakes_per_ms,' "$OUT/hz.csv" || die "-hz and -s do not reach the probe rows: $(cat "$OUT/hz.csv")"
+"$QEMU" "$HERE/linux/boardbench" -rounds 20 -pairs 0:1 -e generic-pingpong -s "soc_cores=4;per_cluster=4" >"$OUT/generic.csv" 2>/dev/null ||
+	die "boardbench -e generic-pingpong failed"
+grep -q '^rk3399-' "$OUT/generic.csv" && die "-e generic-pingpong still prints RK3399 rows: $(cat "$OUT/generic.csv")"
+grep -q '^generic-pingpong,llsc,cpu_a=0;cpu_b=1;soc_cores=4;per_cluster=4,one_way_ns,' "$OUT/generic.csv" || die "no generic ping-pong row: $(cat "$OUT/generic.csv")"
 "$QEMU" "$HERE/linux/boardbench" -pairs 0:0 >/dev/null 2>&1 && die "boardbench accepted the pair 0:0"
 "$QEMU" "$HERE/linux/boardbench" -rounds x >/dev/null 2>&1 && die "boardbench accepted -rounds x"
 

@@ -45,7 +45,7 @@ func probeParams() platforms.Params {
 func monitorProbe() platforms.Experiment {
 	return platforms.Experiment{
 		Name: "rk3399-monitor-probe",
-		Description: "Does a core's exclusive monitor go with its line? A waiter on waiter_cpu loops LDAXR, WFE on a word no one changes; " +
+		Description: "Does a core's exclusive monitor go with its line? A waiter on waiter_cpu loops STR (beside the word: its line), LDAXR, WFE on a word no one changes; " +
 			"poker_cpu touches the word's line every poke_us for probe_ms. A load never clears the waiter's monitor, a store always does, " +
 			"a PRFM PSTL1STRM only if the monitor goes with the line (monitor_loss): wakes_per_ms is then the poke rate, else the event stream's " +
 			"and the ticks'. boardbench measures the same on a board, and lab calibrate -fit monitor_loss picks the answer its rows support.",
@@ -94,17 +94,28 @@ func runMonitorProbe(ctx context.Context, spec platforms.RunSpec) (platforms.Run
 		return platforms.RunResult{}, err
 	}
 	defer e.Close()
-	word, err := k.Alloc(8) // 0 while the probe runs, 1 to stop the waiter
+	// One line: the word (0 while the probe runs, 1 to stop the waiter),
+	// and beside it the waiter's own.
+	word, err := k.Alloc(16)
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
+	own := word + 8
 	waiter := cores[int(v["waiter_cpu"])]
 	gap := sim.Time(v["poke_us"] * float64(sim.Microsecond))
 	length := sim.Time(v["probe_ms"] * float64(sim.Millisecond))
 	var wakes, pokes int
 	var start, end sim.Time
 	e.Spawn(waiter, "waiter", func(p *sim.Proc) {
-		for p.LoadExclusive(word) == 0 {
+		// Each round first takes the line for writing (a store beside
+		// the word), so the poker's next prefetch misses: a Cortex-A53's
+		// PRFM PST that hits a shared copy does nothing (DDI 0500D,
+		// 6.6.1), and the probe would otherwise test one poke only.
+		for {
+			p.Store(own, 0)
+			if p.LoadExclusive(word) != 0 {
+				break
+			}
 			p.WFE()
 			wakes++
 		}
