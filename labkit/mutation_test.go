@@ -29,6 +29,7 @@ package labkit
 //	disinherit-timeout       disinherit after a timeout ignores the remaining waiters  platforms/esp32/queue.go:vTaskPriorityDisinheritAfterTimeout  esp32 TestDisinheritAfterTimeoutKeepsRemainingWaiters
 //	sim-monitor-kept         another core's store leaves the exclusive monitor armed   sim/memory.go:Memory.clearMonitors                            sim TestSwap
 //	sim-monitor-loss-off     Coherence.MonitorLoss is ignored                          sim/memory.go:Memory.access                                   sim TestMonitorLoss
+//	sim-prefetch-upgrades    a prefetch for store upgrades a shared line on every core sim/isa.go:Core.prefetchStore                                sim TestPrefetchStore
 //	sim-same-write-changes   a store of the value already there counts as a change     sim/memory.go:Memory.wrote                                    sim TestSameValueWritesChangeNothing
 //	sim-stream-edge          a WFE starting on an event-stream tick wakes at once      sim/isa.go:Core.nextStreamTick                                sim TestEventStreamNextTick
 //	sim-port-parallel        the uncached (SRAM) port serves accesses in parallel      sim/memory.go:Memory.grant                                    sim TestUncachedPortArbitration
@@ -260,6 +261,10 @@ var mutants = []mutant{
 		old: "if m.coh.MonitorLoss {",
 		new: "if false {",
 		pkg: "./sim", test: "TestMonitorLoss"},
+	{name: "sim-prefetch-upgrades", file: "sim/isa.go",
+		old: "r.lines[li].sharers&(1<<c.ID) != 0 && !c.Cfg.PrefetchUpgrade {",
+		new: "false {",
+		pkg: "./sim", test: "TestPrefetchStore"},
 	{name: "sim-same-write-changes", file: "sim/memory.go",
 		old: "if changed && c.cur != nil {",
 		new: "if c.cur != nil {",

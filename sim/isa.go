@@ -76,17 +76,21 @@ func (p *Proc) rmw(a Addr, f func(uint64) uint64) uint64 {
 // store-exclusive then takes it again to own it. It changes no value, so,
 // like a failed CAS, it takes other cores' copies without clearing their
 // exclusive monitors (the store that follows does), unless
-// Coherence.MonitorLoss says a monitor goes with the line.
+// Coherence.MonitorLoss says a monitor goes with the line. A core that
+// shares the line already leaves it shared unless its
+// CoreConfig.PrefetchUpgrade says otherwise.
 func (p *Proc) PrefetchStore(a Addr) {
 	p.stall(p.core.prefetchStore(a))
 }
 
 // prefetchStore issues PRFM PSTL1STRM of a by c now: when the line is c's.
 // A line c already owns, or uncached memory, has nothing to fetch: the hint
-// costs no wait.
+// costs no wait. Nor does a line c shares, unless CoreConfig.PrefetchUpgrade
+// says such a hit takes the line owned.
 func (c *Core) prefetchStore(a Addr) Time {
 	m := c.e.mem
-	if r, _, li := m.find(a); r.Uncached || r.lines[li].sharers == 1<<c.ID {
+	if r, _, li := m.find(a); r.Uncached || r.lines[li].sharers == 1<<c.ID ||
+		r.lines[li].sharers&(1<<c.ID) != 0 && !c.Cfg.PrefetchUpgrade {
 		return c.e.now
 	}
 	_, _, _, _, done := m.access(c, a, true, false)

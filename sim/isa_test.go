@@ -264,23 +264,30 @@ func TestEventStreamNextTick(t *testing.T) {
 // a prefetch (LDXR takes the line shared, STXR upgrades it) and one with
 // PrefetchStore (Linux's prfm pstl1strm), whose LDXR and STXR then hit; a
 // prefetch of a line the core owns, or of uncached memory, costs no wait.
-// The other core's monitor on the line is cleared by the store, not by the
-// prefetch that takes its copy.
+// A prefetch of a line the core already shares (it read the line first)
+// does nothing, so STXR still upgrades it, unless the core has
+// PrefetchUpgrade. The other core's monitor on the line is cleared by the
+// store, not by the prefetch that takes its copy.
 func TestPrefetchStore(t *testing.T) {
 	const hit = Nanosecond // HitCycles 1 at 1 GHz
 	for _, tc := range []struct {
 		name               string
 		uncached, prefetch bool
 		again              bool // a second prefetch of the now-owned line
+		shared             bool // the updater reads the line before its prefetch
+		upgrade            bool // CoreConfig.PrefetchUpgrade
 		want               Time
 	}{
 		{name: "ldxr-stxr", want: 2 * sameLat},
 		{name: "prefetch", prefetch: true, want: sameLat + 2*hit},
 		{name: "prefetch-owned", prefetch: true, again: true, want: sameLat + 2*hit},
 		{name: "prefetch-uncached", uncached: true, prefetch: true, want: 2 * dramLat},
+		{name: "prefetch-upgrade-miss", prefetch: true, upgrade: true, want: sameLat + 2*hit},
+		{name: "prefetch-shared-hit", prefetch: true, shared: true, want: sameLat + hit + sameLat},
+		{name: "prefetch-shared-upgrade", prefetch: true, shared: true, upgrade: true, want: sameLat + sameLat + 2*hit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, 2, tc.uncached, nil)
+			r := newRig(t, 2, tc.uncached, func(c *CoreConfig) { c.PrefetchUpgrade = tc.upgrade })
 			var took Time
 			var monitorAfterPrefetch bool
 			c0 := r.e.Cores()[0]
@@ -292,6 +299,9 @@ func TestPrefetchStore(t *testing.T) {
 			r.e.Spawn(r.e.Cores()[1], "updater", func(p *Proc) {
 				p.Delay(Microsecond)
 				start := p.Now()
+				if tc.shared {
+					p.Load(ramBase)
+				}
 				if tc.prefetch {
 					p.PrefetchStore(ramBase)
 					if tc.again {

@@ -38,6 +38,9 @@ type Cluster struct {
 	SpinShare float64
 	// Cycle costs of this core type.
 	IRQEntry, IRQExit, WakeCycles, HitCycles int64
+	// PrefetchUpgrade: a prefetch for store that finds the line shared
+	// takes it owned (sim.CoreConfig.PrefetchUpgrade).
+	PrefetchUpgrade bool
 }
 
 // SoC is a whole part: clusters, coherence latencies, idle states and the
@@ -157,6 +160,7 @@ func (s SoC) CoreConfig(ci, index int) (sim.CoreConfig, error) {
 		WFEMW: c.StaticMW, WFIMW: c.StaticMW,
 		Idle:     s.Idle,
 		IRQEntry: c.IRQEntry, IRQExit: c.IRQExit, WakeCycles: c.WakeCycles, HitCycles: c.HitCycles,
+		PrefetchUpgrade: c.PrefetchUpgrade,
 		// One system counter drives every core's event stream, so all
 		// cores see its events at the same instants (phase 0).
 		EventStream: s.EventStream,

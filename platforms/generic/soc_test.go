@@ -125,7 +125,8 @@ func TestBuildLatencies(t *testing.T) {
 // A core runs at its cluster's selected OPP: Hz is the OPP's frequency and
 // busy power the energy model's DynCoeff*V^2*MHz/1000 plus leakage; a
 // busy-wait draws leakage plus SpinShare of the dynamic part, WFE and WFI
-// leakage only. The cycle costs and the event stream pass through.
+// leakage only. The cycle costs, the prefetch's upgrade and the event
+// stream pass through.
 // Kills: the voltage of another OPP, V instead of V^2, a missing /1000,
 // SpinShare applied to leakage, a dropped field.
 func TestCoreConfigFollowsTheOPP(t *testing.T) {
@@ -135,6 +136,7 @@ func TestCoreConfigFollowsTheOPP(t *testing.T) {
 	}{{1000, 200*1.0*1.0*1000/1000 + 10}, {500, 200*0.8*0.8*500/1000 + 10}} {
 		s := nCore(t, 4, 2)
 		s.Clusters[1].MHz = tc.mhz
+		s.Clusters[1].PrefetchUpgrade = true
 		cfg, err := s.CoreConfig(1, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -145,7 +147,7 @@ func TestCoreConfigFollowsTheOPP(t *testing.T) {
 		}
 		cfg.ExecMW, cfg.SpinMW = 0, 0
 		want := sim.CoreConfig{Name: "cpu3 (X1)", Cluster: 1, Hz: tc.mhz * 1_000_000, WFEMW: 10, WFIMW: 10, Idle: base.Idle,
-			IRQEntry: 300, IRQExit: 200, WakeCycles: 30, HitCycles: 4, EventStream: base.EventStream}
+			IRQEntry: 300, IRQExit: 200, WakeCycles: 30, HitCycles: 4, PrefetchUpgrade: true, EventStream: base.EventStream}
 		if !reflect.DeepEqual(cfg, want) {
 			t.Errorf("%d MHz: config\n%+v\nwant\n%+v", tc.mhz, cfg, want)
 		}

@@ -28,8 +28,8 @@ func ExampleExperiments() {
 			variant, m["avg_lock_wait_ms"], m["avg_lock_wait_ms"]/tick.Millis(), tick, m["throughput_ops_s"], m["counter"] == m["expected_counter"])
 	}
 	// Output:
-	// wfe: mean lock wait 0.00312 ms (0.00078 of a 4ms tick), 4.15e+04 ops/s, mutual exclusion held: true
-	// wfi: mean lock wait 2.59 ms (0.65 of a 4ms tick), 2.21e+03 ops/s, mutual exclusion held: true
+	// wfe: mean lock wait 0.00311 ms (0.00078 of a 4ms tick), 4.15e+04 ops/s, mutual exclusion held: true
+	// wfi: mean lock wait 2.4 ms (0.6 of a 4ms tick), 2.38e+03 ops/s, mutual exclusion held: true
 }
 
 // The model's topology at its default parameters: every number comes from
@@ -79,5 +79,5 @@ func ExampleSpinlockWait() {
 	}
 	fmt.Printf("%d CPUs, %d critical sections, mutual exclusion held: %v, at most %d holder\n", w.Cores, r.Ops, r.Counter == uint64(r.Ops), r.MaxHolders)
 	// Output:
-	// 6 CPUs, 854 critical sections, mutual exclusion held: true, at most 1 holder
+	// 6 CPUs, 852 critical sections, mutual exclusion held: true, at most 1 holder
 }

@@ -90,6 +90,8 @@ func Params() platforms.Params {
 			Doc: "1: the architected timer wakes every WFE each 85.3 µs", Choices: []float64{0, 1}},
 		{Key: "monitor_loss", Value: 0, Unit: "bool", Prov: platforms.ASSUME, Source: "Arm Architecture Reference Manual for A-profile (DDI 0487K.a), D1.6.1: clearing a PE's global monitor sets its event register; a store by another observer clears it, and the architecture lets an implementation clear it for other reasons too (IMPLEMENTATION DEFINED); the Cortex-A53 and A72 TRMs do not say whether losing the line to another core's prefetch for store or failed atomic does; 0, the least the architecture guarantees, assumed (rk3399-monitor-probe: bench/board's probe decides it on a board)",
 			Doc: "1: a core's exclusive monitor goes with its copy of the line, so another core taking the line for writing (PRFM PSTL1STRM, a failed CAS) clears it and wakes a WFE waiter, as a store does; 0: only a store does", Choices: []float64{0, 1}, Low: 0, High: 1},
+		{Key: "a72_prfm_upgrade", Value: 1, Unit: "bool", Prov: platforms.ASSUME, Source: "Cortex-A53 TRM (DDI 0500D), 6.6.1: PLD and PRFM look the line up and start a linefill only on a miss, PST then asking for the line exclusive, so an A53's prefetch for store that finds the line shared does nothing (the model's A53s do nothing); the Cortex-A72 TRM (100095) does not say; 1 assumed, the hint's purpose (the line made ready for writing before Linux's LL/SC pair: arch/arm64/include/asm/atomic_ll_sc.h)",
+			Doc: "1: an A72's PRFM PSTL1STRM that finds the line shared takes it owned, as a miss does, so the LL/SC pair after it hits; 0: it does nothing, as an A53's, and the store-exclusive takes the line", Choices: []float64{0, 1}, Low: 0, High: 1},
 	}
 }
 
@@ -127,6 +129,7 @@ func SoC(v map[string]float64) (generic.SoC, error) {
 		s.EventStream = EventStreamPeriod
 	}
 	s.MonitorLoss = v["monitor_loss"] != 0
+	s.Clusters[1].PrefetchUpgrade = v["a72_prfm_upgrade"] != 0 // the A53s' is a TRM fact: none
 	return s, s.Validate()
 }
 

@@ -14,11 +14,13 @@ import (
 // = 179.2 mW + 15 for an A53, 436*1.2^2*1800/1000 = 1130.1 mW + 80 for an
 // A72 (the figures the static-power parameters' sources quote). The event
 // stream is 2048 ticks of the 24 MHz counter; event_stream=0 turns it off,
-// and monitor_loss=1 turns MonitorLoss on.
+// and monitor_loss=1 turns MonitorLoss on. An A53's prefetch for store
+// never upgrades a shared line (its TRM); an A72's does unless
+// a72_prfm_upgrade=0.
 // The kernel takes HZ and its costs from the values, IPI latency in ns.
 // Kills: clusters in the other order, the wrong OPP voltage, a lost
-// /1000 in the energy model, event_stream or monitor_loss ignored, ipi_ns
-// read as us.
+// /1000 in the energy model, event_stream, monitor_loss or
+// a72_prfm_upgrade ignored, the A53s upgrading, ipi_ns read as us.
 func TestSoCAndKernelFromParams(t *testing.T) {
 	v := Defaults()
 	soc, err := SoC(v)
@@ -49,6 +51,13 @@ func TestSoCAndKernelFromParams(t *testing.T) {
 	v["monitor_loss"] = 1
 	if soc, err := SoC(v); err != nil || !soc.MonitorLoss {
 		t.Errorf("monitor_loss=1: MonitorLoss %v (%v), want on", soc.MonitorLoss, err)
+	}
+	if soc.Clusters[0].PrefetchUpgrade || !soc.Clusters[1].PrefetchUpgrade {
+		t.Errorf("prefetch upgrades: A53 %v, A72 %v; want off, on", soc.Clusters[0].PrefetchUpgrade, soc.Clusters[1].PrefetchUpgrade)
+	}
+	v["a72_prfm_upgrade"] = 0
+	if soc, err := SoC(v); err != nil || soc.Clusters[0].PrefetchUpgrade || soc.Clusters[1].PrefetchUpgrade {
+		t.Errorf("a72_prfm_upgrade=0: A53 %v, A72 %v (%v); want both off", soc.Clusters[0].PrefetchUpgrade, soc.Clusters[1].PrefetchUpgrade, err)
 	}
 	k := Kernel(v)
 	if k.HZ != 250 || !k.NoHZIdle || k.TickWork != 5*sim.Microsecond || k.SwitchWork != 3*sim.Microsecond || k.IPILatency != sim.Microsecond {
