@@ -73,6 +73,7 @@ var Setups = []Setup{
 			{Param: "outside_us", Values: []float64{0.5, 1, 2, 5, 10, 50}, Doc: "work between acquisitions (µs)"},
 			{Param: "wait", Values: []float64{0, 1, 2, 3, 4}, Doc: "wait policy: 0 wfe (as arm64 does), 1 wfi, 2 relax, 3 adaptive, 4 tiered"},
 			{Param: "monitor_loss", Values: []float64{0, 1}, Doc: "1: taking a line for writing clears other cores' exclusive monitors, as a store does"},
+			{Param: "a72_prfm_upgrade", Values: []float64{0, 1}, Doc: "1: a prefetch for store takes a line the core shares owned; 0: it does nothing, as an A53's"},
 		},
 	},
 }

@@ -314,7 +314,9 @@ func lockScaling() platforms.Experiment {
 			"the ticket lock, whose hand-off needs no further write, is still faster. TAS/TTAS storm the line with atomics: every attempt " +
 			"first prefetches the line for writing (prfm pstl1strm, as Linux's LL/SC atomics do), so even an attempt that fails takes it " +
 			"exclusively; TTAS's waiters all try at each release and then re-read, and its attempt after a test read upgrades a line it " +
-			"shares, so it is the slowest at every contended count, TAS next from 4 cores. " +
+			"shares, so it is the slowest at every contended count, TAS next from 4 cores. That upgrade is an assumption " +
+			"(a72_prfm_upgrade=1: an A72's prefetch for store takes a line it shares owned; the A53's manual says its own does nothing): " +
+			"with a72_prfm_upgrade=0 only the winner's store-exclusive takes the line, and TTAS leads TAS from 4 to about 12 cores. " +
 			"throughput_ops_s is acquisitions per second over the run; handoff_ns is the time from a release (unlock call) to the next " +
 			"holder's acquisition when that holder was already waiting; contended_pct counts acquisitions that entered the slow path; " +
 			"power_mw follows from the core states (TAS/TTAS execute atomics, WFE waiters are clock-gated).",
