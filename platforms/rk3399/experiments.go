@@ -17,7 +17,7 @@ import (
 // the wait loop, per-CPU locks) on the RK3399 model, and lock-scaling, which
 // replicates the RK3399's A72 cluster on the generic N-core builder.
 func Experiments() []platforms.Experiment {
-	return []platforms.Experiment{spinlockWait(), perCPUSplit(), lockScaling(), pingPong(), genericPingPong(), wake(), monitorProbe()}
+	return []platforms.Experiment{spinlockWait(), perCPUSplit(), lockScaling(), pingPong(), genericPingPong(), wake(), monitorProbe(), prfmProbe()}
 }
 
 var waitMetrics = []platforms.Metric{

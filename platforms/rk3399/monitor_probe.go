@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"synclab/platforms"
+	"synclab/platforms/linux"
 	"synclab/sim"
 )
 
@@ -27,10 +28,23 @@ const (
 	PokePrfm  = "prfm"  // PRFM PSTL1STRM: the line goes, the monitor only with monitor_loss
 )
 
+// pokeOf returns what the poker of experiment exp does to a word of the
+// line under test in variant: a load, a store of the value the word holds
+// (the probes' words hold 0), or a prefetch for store.
+func pokeOf(exp, variant string) (func(p *sim.Proc, a sim.Addr), error) {
+	switch variant {
+	case PokeLoad:
+		return func(p *sim.Proc, a sim.Addr) { p.Load(a) }, nil
+	case PokeStore:
+		return func(p *sim.Proc, a sim.Addr) { p.Store(a, 0) }, nil
+	case PokePrfm:
+		return (*sim.Proc).PrefetchStore, nil
+	}
+	return nil, fmt.Errorf("%s: unknown variant %q (want %s, %s or %s)", exp, variant, PokeLoad, PokeStore, PokePrfm)
+}
+
 func probeParams() platforms.Params {
-	return append(Params(),
-		platforms.Param{Key: "poker_cpu", Value: 4, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: "scenario",
-			Doc: "CPU of the poker", Min: 0, Max: 5},
+	return append(Params(), pokerCPU(),
 		platforms.Param{Key: "waiter_cpu", Value: 5, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: "scenario",
 			Doc: "CPU of the waiter", Min: 0, Max: 5},
 		platforms.Param{Key: "poke_us", Value: 10, Unit: "us", Prov: platforms.CODE,
@@ -40,6 +54,12 @@ func probeParams() platforms.Params {
 			Source: "scenario: about 1,200 event-stream wake-ups, enough for a rate within 3%",
 			Doc:    "length of the probe", Min: 1, Max: 10000},
 	)
+}
+
+// pokerCPU is the CPU of the probes' poker, one of the A72s.
+func pokerCPU() platforms.Param {
+	return platforms.Param{Key: "poker_cpu", Value: 4, Unit: "cpu", Prov: platforms.CODE, Integer: true, Source: "scenario",
+		Doc: "CPU of the poker, which touches the line under test", Min: 0, Max: 5}
 }
 
 func monitorProbe() platforms.Experiment {
@@ -73,27 +93,39 @@ func monitorProbe() platforms.Experiment {
 // poker and the waiter on one CPU.
 var checkMonitorProbe = checkPair("rk3399-monitor-probe", probeParams, "poker_cpu", "waiter_cpu")
 
-func runMonitorProbe(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+// probeRun is what a probe's run starts from: its values, the poker's
+// touch of its variant, and the booted RK3399.
+type probeRun struct {
+	v     map[string]float64
+	poke  func(p *sim.Proc, a sim.Addr)
+	e     *sim.Engine
+	cores []*sim.Core
+	k     *linux.Kernel
+}
+
+// startProbe checks spec's values with check, picks the touch of its
+// variant and boots the RK3399 for probe name; the caller closes the
+// engine.
+func startProbe(name string, check func(map[string]float64) error, spec platforms.RunSpec) (probeRun, error) {
 	v := maps.Clone(spec.Params)
-	if err := checkMonitorProbe(v); err != nil {
-		return platforms.RunResult{}, err
+	if err := check(v); err != nil {
+		return probeRun{}, err
 	}
-	var poke func(p *sim.Proc, a sim.Addr)
-	switch spec.Variant {
-	case PokeLoad:
-		poke = func(p *sim.Proc, a sim.Addr) { p.Load(a) }
-	case PokeStore:
-		poke = func(p *sim.Proc, a sim.Addr) { p.Store(a, 0) }
-	case PokePrfm:
-		poke = (*sim.Proc).PrefetchStore
-	default:
-		return platforms.RunResult{}, fmt.Errorf("rk3399-monitor-probe: unknown variant %q (want %s, %s or %s)", spec.Variant, PokeLoad, PokeStore, PokePrfm)
+	poke, err := pokeOf(name, spec.Variant)
+	if err != nil {
+		return probeRun{}, err
 	}
 	e, cores, k, err := boot(spec, v)
+	return probeRun{v, poke, e, cores, k}, err
+}
+
+func runMonitorProbe(ctx context.Context, spec platforms.RunSpec) (platforms.RunResult, error) {
+	pr, err := startProbe("rk3399-monitor-probe", checkMonitorProbe, spec)
 	if err != nil {
 		return platforms.RunResult{}, err
 	}
-	defer e.Close()
+	defer pr.e.Close()
+	e, cores, k, v, poke := pr.e, pr.cores, pr.k, pr.v, pr.poke
 	// One line: the word (0 while the probe runs, 1 to stop the waiter),
 	// and beside it the waiter's own.
 	word, err := k.Alloc(16)

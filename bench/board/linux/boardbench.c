@@ -9,6 +9,7 @@
 //	rk3399-pingpong       llsc|cas|ldst     cpu_a=A;cpu_b=B           one_way_ns
 //	rk3399-wake           wfe               holder_cpu=A;waiter_cpu=B  release_to_acquire_us
 //	rk3399-monitor-probe  load|store|prfm   poker_cpu=A;waiter_cpu=B   wakes_per_ms, pokes_per_ms
+//	rk3399-prfm-probe     load|store|prfm   poker_cpu=A;reader_cpu=B   reread_ns
 //
 // The ping-pong is the loop of nviennot/core-to-core-latency: two threads
 // pinned to two CPUs flip one shared word between PING and PONG with
@@ -40,16 +41,24 @@
 // monitor_loss). The waiter wakes at the poke rate when it is cleared, at
 // the event stream's and the ticks' otherwise.
 //
+// The prefetch probe: a reader and then the poker read the same -lines
+// lines; the poker touches each one (a load, a store of the value it holds,
+// or PRFM PSTL1STRM) and the reader reads them again, timed. The re-reads
+// hit when the lines stayed shared and miss when the touch took them: after
+// the prefetch, only if a prefetch for store upgrades a line the core
+// shares (the model's a72_prfm_upgrade; never, by its manual, on an A53).
+//
 // Usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N]
 //
-//	[-hold US] [-poke US] [-probe-ms MS] [-hz N] [-pairs A:B,...] [-skip-wake] [-skip-probe]
+//	[-hold US] [-poke US] [-probe-ms MS] [-lines N] [-prfm-rounds N] [-hz N]
+//	[-pairs A:B,...] [-skip-wake] [-skip-probe] [-skip-prfm]
 //
 // -e names the ping-pong experiment (generic-pingpong for a part that is not
 // an RK3399; add its shape with -s "soc_cores=4;per_cluster=4": the hand-off
-// and the probe, RK3399 experiments, are then left out), -s appends
+// and the probes, RK3399 experiments, are then left out), -s appends
 // settings to every row, -hz the kernel's tick rate to the hand-off's and the
-// probe's (the model assumes 250). Without -pairs every pair of online CPUs
-// is measured.
+// monitor probe's (the model assumes 250). Without -pairs every pair of
+// online CPUs is measured; the hand-off and the probes run on the first.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -422,9 +431,129 @@ static void probe(int p, int w, double poke_us, double len_ms, void (*poke)(vola
 	*pokes = (double)ap.count / ms;
 }
 
+// The prefetch probe's lines, one word alone on each, chained in a shuffled
+// order (each word holds the address of the next): each re-read waits for
+// the one before, so no two misses overlap, and the hardware prefetcher
+// finds no stride to follow.
+enum { MAXLINES = 128 };
+static struct line chain[MAXLINES];
+static volatile uint64_t *chain_head;
+static struct line step; // the round's step, handed between the two threads
+
+static void chain_lines(int n)
+{
+	int order[MAXLINES];
+	unsigned seed = 12;
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = n - 1; i > 0; i--) { // Fisher-Yates
+		int j = rand_r(&seed) % (i + 1), t = order[i];
+		order[i] = order[j], order[j] = t;
+	}
+	for (int i = 0; i < n; i++)
+		chain[order[i]].word = i + 1 < n ? (uint64_t)(uintptr_t)&chain[order[i + 1]].word : 0;
+	chain_head = &chain[order[0]].word;
+}
+
+// read_chain reads every line of the chain, each load's address the value
+// of the one before.
+static void read_chain(void)
+{
+	for (volatile uint64_t *p = chain_head; p != NULL;)
+		p = (volatile uint64_t *)(uintptr_t)*p;
+}
+
+// poke_rewrite stores to the word the value it holds: the line moves, the
+// chain stays.
+static void poke_rewrite(volatile uint64_t *p) { __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED), __ATOMIC_RELAXED); }
+
+static void wait_step(int want)
+{
+	while (__atomic_load_n(&step.word, __ATOMIC_ACQUIRE) != (uint64_t)want)
+		;
+}
+
+static void set_step(int v) { __atomic_store_n(&step.word, (uint64_t)v, __ATOMIC_RELEASE); }
+
+struct pf {
+	int cpu, lines, rounds;
+	void (*poke)(volatile uint64_t *);
+	uint64_t *ticks; // the reader's: each round's re-read, in stamp ticks
+};
+
+// Each round: the reader reads the chain (step 0), then the poker reads it
+// and touches each line (step 1), then the reader reads it again, timed
+// (step 2).
+static void *pf_reader(void *arg)
+{
+	struct pf *a = arg;
+	pin(a->cpu);
+	for (int r = 0; r < WARMUP + a->rounds; r++) {
+		wait_step(0);
+		read_chain();
+		set_step(1);
+		wait_step(2);
+		uint64_t t0 = stamp();
+		read_chain();
+		uint64_t t1 = stamp();
+		if (r >= WARMUP)
+			a->ticks[r - WARMUP] = t1 - t0;
+		set_step(0);
+	}
+	return NULL;
+}
+
+static void *pf_poker(void *arg)
+{
+	struct pf *a = arg;
+	pin(a->cpu);
+	for (int r = 0; r < WARMUP + a->rounds; r++) {
+		wait_step(1);
+		read_chain();
+		for (int i = 0; i < a->lines; i++)
+			a->poke(&chain[i].word);
+		// A prefetch retires before its line arrives: give the
+		// transfers time to finish before the reader looks.
+		uint64_t until = now_ns() + 2000;
+		while (now_ns() < until)
+			;
+		set_step(2);
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+// prfm_probe runs the prefetch probe with the poker on cpu p and the reader
+// on r and returns the median re-read of a line in ns.
+static double prfm_probe(int p, int r, int lines, int rounds, void (*poke)(volatile uint64_t *))
+{
+	uint64_t *ticks = calloc(rounds, sizeof *ticks);
+	if (ticks == NULL) {
+		fprintf(stderr, "boardbench: out of memory for %d rounds\n", rounds);
+		exit(1);
+	}
+	chain_lines(lines);
+	step.word = 0;
+	struct pf ap = {p, lines, rounds, poke, NULL}, ar = {r, lines, rounds, poke, ticks};
+	pthread_t tp, tr;
+	pthread_create(&tr, NULL, pf_reader, &ar);
+	pthread_create(&tp, NULL, pf_poker, &ap);
+	pthread_join(tp, NULL);
+	pthread_join(tr, NULL);
+	qsort(ticks, rounds, sizeof *ticks, cmp_u64);
+	double median = ((double)ticks[(rounds - 1) / 2] + (double)ticks[rounds / 2]) / 2;
+	free(ticks);
+	return median * stamp_ns() / lines;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N] [-hold US] [-poke US] [-probe-ms MS] [-hz N] [-pairs A:B,...] [-skip-wake] [-skip-probe]\n");
+	fprintf(stderr, "usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N] [-hold US] [-poke US] [-probe-ms MS] [-lines N] [-prfm-rounds N] [-hz N] [-pairs A:B,...] [-skip-wake] [-skip-probe] [-skip-prfm]\n");
 	exit(2);
 }
 
@@ -442,7 +571,7 @@ static double number(const char *flag, const char *s, double min)
 int main(int argc, char **argv)
 {
 	const char *exp = "rk3399-pingpong", *extra = "", *pairs = NULL;
-	int rounds = 20000, handoffs = 400, wake = 1, monitor = 1;
+	int rounds = 20000, handoffs = 400, wake = 1, monitor = 1, prfm = 1, lines = 64, prfm_rounds = 200;
 	double hold = 20000, poke = 10, probe_ms = 100, hz = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -452,6 +581,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "-skip-probe")) {
 			monitor = 0;
+			continue;
+		}
+		if (!strcmp(a, "-skip-prfm")) {
+			prfm = 0;
 			continue;
 		}
 		if (v == NULL)
@@ -470,6 +603,10 @@ int main(int argc, char **argv)
 			poke = number(a, v, 0.1);
 		else if (!strcmp(a, "-probe-ms"))
 			probe_ms = number(a, v, 1);
+		else if (!strcmp(a, "-lines"))
+			lines = (int)number(a, v, 1);
+		else if (!strcmp(a, "-prfm-rounds"))
+			prfm_rounds = (int)number(a, v, 1);
 		else if (!strcmp(a, "-hz"))
 			hz = number(a, v, 1);
 		else if (!strcmp(a, "-pairs"))
@@ -477,6 +614,10 @@ int main(int argc, char **argv)
 		else
 			usage();
 		i++;
+	}
+	if (lines > MAXLINES) {
+		fprintf(stderr, "boardbench: -lines %d: at most %d\n", lines, MAXLINES);
+		return 2;
 	}
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 2) {
@@ -512,11 +653,11 @@ int main(int argc, char **argv)
 		printf("%s,ldst,cpu_a=%d;cpu_b=%d%s%s,one_way_ns,%.2f\n", exp, a, b, sep, extra, pingpong(a, b, rounds, cas_ldst));
 		fflush(stdout);
 	}
-	// The hand-off and the probe are RK3399 experiments: on another part
+	// The hand-off and the probes are RK3399 experiments: on another part
 	// (-e) their rows would name the wrong cores, so they are left out.
-	if ((wake || monitor) && strcmp(exp, "rk3399-pingpong") != 0) {
-		fprintf(stderr, "boardbench: -e %s: the hand-off and the monitor probe model the RK3399 only; left out\n", exp);
-		wake = monitor = 0;
+	if ((wake || monitor || prfm) && strcmp(exp, "rk3399-pingpong") != 0) {
+		fprintf(stderr, "boardbench: -e %s: the hand-off and the probes model the RK3399 only; left out\n", exp);
+		wake = monitor = prfm = 0;
 	}
 	int a = list[0][0], b = list[0][1];
 	// The tick rate, when given, goes to the rows whose waiters the tick
@@ -540,6 +681,17 @@ int main(int argc, char **argv)
 			const char *fmt = "rk3399-monitor-probe,%s,poker_cpu=%d;waiter_cpu=%d;poke_us=%g;probe_ms=%g%s%s%s,%s,%.3f\n";
 			printf(fmt, pokes[i].name, a, b, poke, probe_ms, tick, sep, extra, "wakes_per_ms", wakes);
 			printf(fmt, pokes[i].name, a, b, poke, probe_ms, tick, sep, extra, "pokes_per_ms", done);
+			fflush(stdout);
+		}
+	}
+	if (prfm) {
+		static const struct {
+			const char *name;
+			void (*poke)(volatile uint64_t *);
+		} touches[] = {{"load", poke_load}, {"store", poke_rewrite}, {"prfm", poke_prfm}};
+		for (size_t i = 0; i < sizeof touches / sizeof touches[0]; i++) {
+			printf("rk3399-prfm-probe,%s,poker_cpu=%d;reader_cpu=%d;lines=%d;probe_rounds=%d%s%s,reread_ns,%.3f\n", touches[i].name, a, b, lines, prfm_rounds,
+			       sep, extra, prfm_probe(a, b, lines, prfm_rounds, touches[i].poke));
 			fflush(stdout);
 		}
 	}
