@@ -71,8 +71,8 @@ type CoreConfig struct {
 	HitCycles int64
 	// PrefetchUpgrade makes a prefetch for store (Proc.PrefetchStore) that
 	// finds the line shared take it owned, as a miss does. Without it such
-	// a hit does nothing, as the Cortex-A53 does: its preloads start a
-	// linefill only on a miss (TRM DDI 0500D, 6.6.1).
+	// a hit does nothing: the core's preloads start a linefill only on a
+	// miss.
 	PrefetchUpgrade bool
 	// HighLineFirst dispatches, among pending lines of one level, the
 	// highest-numbered first (Xtensa as ESP-IDF dispatches: find_ms_setbit);
