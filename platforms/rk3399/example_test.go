@@ -81,3 +81,30 @@ func ExampleSpinlockWait() {
 	// Output:
 	// 6 CPUs, 852 critical sections, mutual exclusion held: true, at most 1 holder
 }
+
+// The prefetch probe on the A72 pair under both answers to its question:
+// the load and store rows bracket it (a hit, a line transfer), and the
+// prfm row reads like one of them. A board's rows pick the answer
+// (lab calibrate -fit a72_prfm_upgrade).
+func Example_prfmProbe() {
+	exps := rk3399.Experiments()
+	exp := exps[slices.IndexFunc(exps, func(e platforms.Experiment) bool { return e.Name == "rk3399-prfm-probe" })]
+	for _, upgrade := range []string{"0", "1"} {
+		e, err := exp.WithSettings("a72_prfm_upgrade=" + upgrade)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("a72_prfm_upgrade=%s:", upgrade)
+		for _, v := range e.VariantNames() {
+			r, err := e.Run(context.Background(), platforms.RunSpec{Experiment: e.Name, Variant: v, Params: e.Params.Values(), Seed: e.Seed})
+			if err != nil {
+				panic(err)
+			}
+			fmt.Printf(" %s %.3g ns", v, r.Metrics["reread_ns"])
+		}
+		fmt.Println()
+	}
+	// Output:
+	// a72_prfm_upgrade=0: load 2.22 ns store 100 ns prfm 2.22 ns
+	// a72_prfm_upgrade=1: load 2.22 ns store 100 ns prfm 100 ns
+}
