@@ -551,6 +551,12 @@ static double prfm_probe(int p, int r, int lines, int rounds, void (*poke)(volat
 	return median * stamp_ns() / lines;
 }
 
+// A probe's variant: its name in the rows and what the poker does.
+struct touch {
+	const char *name;
+	void (*poke)(volatile uint64_t *);
+};
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: boardbench [-e EXPERIMENT] [-s SETTINGS] [-rounds N] [-handoffs N] [-hold US] [-poke US] [-probe-ms MS] [-lines N] [-prfm-rounds N] [-hz N] [-pairs A:B,...] [-skip-wake] [-skip-probe] [-skip-prfm]\n");
@@ -671,10 +677,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	if (monitor) {
-		static const struct {
-			const char *name;
-			void (*poke)(volatile uint64_t *);
-		} pokes[] = {{"load", poke_load}, {"store", poke_store}, {"prfm", poke_prfm}};
+		static const struct touch pokes[] = {{"load", poke_load}, {"store", poke_store}, {"prfm", poke_prfm}};
 		for (size_t i = 0; i < sizeof pokes / sizeof pokes[0]; i++) {
 			double wakes, done;
 			probe(a, b, poke, probe_ms, pokes[i].poke, &wakes, &done);
@@ -685,10 +688,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (prfm) {
-		static const struct {
-			const char *name;
-			void (*poke)(volatile uint64_t *);
-		} touches[] = {{"load", poke_load}, {"store", poke_rewrite}, {"prfm", poke_prfm}};
+		static const struct touch touches[] = {{"load", poke_load}, {"store", poke_rewrite}, {"prfm", poke_prfm}};
 		for (size_t i = 0; i < sizeof touches / sizeof touches[0]; i++) {
 			printf("rk3399-prfm-probe,%s,poker_cpu=%d;reader_cpu=%d;lines=%d;probe_rounds=%d%s%s,reread_ns,%.3f\n", touches[i].name, a, b, lines, prfm_rounds,
 			       sep, extra, prfm_probe(a, b, lines, prfm_rounds, touches[i].poke));
