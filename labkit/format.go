@@ -80,9 +80,19 @@ func groupThousands(s string) string {
 // the half-width to 2 significant digits, written like the mean ("41,811 ±
 // 575", "0.003301 ± 0.000041"); a half-width below the last digit the mean
 // shows is written as that bound ("100 ± <0.1", "2,000,000 ± <1"). The mean
-// alone when the interval is undefined (one run).
+// alone when the interval is undefined (one run). When the interval would
+// cross zero while no run does, as it does for a count that two runs put at
+// 2 and 6, it says nothing the runs do not, so the runs' range is shown
+// instead: "4 (runs 2 and 6)", "3.333 (runs 2 to 6)".
 func MeanCI(s Summary) string {
 	m := Num(s.Mean)
+	if runsOnOneSide(s) {
+		sep := " to "
+		if s.N == 2 {
+			sep = " and "
+		}
+		return m + " (runs " + Num(s.Min) + sep + Num(s.Max) + ")"
+	}
 	switch a := math.Abs(s.Mean); {
 	case math.IsNaN(s.Half):
 		return m
@@ -94,6 +104,16 @@ func MeanCI(s Summary) string {
 		return m + " ± " + strconv.FormatFloat(s.Half, 'f', 1-int(math.Floor(math.Log10(s.Half))), 64)
 	}
 	return m + " ± " + sigDigits(s.Half, 2)
+}
+
+// runsOnOneSide reports whether s's 95% interval crosses zero while its runs
+// all lie on one side of it. A summary without its runs' range (Min and Max
+// not around the mean) never does.
+func runsOnOneSide(s Summary) bool {
+	if s.N < 2 || !(s.Min <= s.Mean && s.Mean <= s.Max && s.Min < s.Max) {
+		return false
+	}
+	return (s.Min >= 0 && s.Mean-s.Half < 0) || (s.Max <= 0 && s.Mean+s.Half > 0)
 }
 
 // shownDigit is the value of the last digit Num shows of a (1e-3 <= a <

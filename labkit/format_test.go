@@ -51,6 +51,16 @@ func TestMeanCI(t *testing.T) {
 		{Summary{Mean: 0.0033012, Half: 0.0000001}, "0.003301 ± <1e-6"},
 		{Summary{Mean: 5e-5, Half: 1e-6}, "5e-5 ± 1e-6"},
 		{Summary{Mean: 7, Half: math.NaN()}, "7"},
+		// Intervals that cross zero where the runs do not show the runs.
+		{Summarize([]float64{2, 6}), "4 (runs 2 and 6)"},
+		{Summarize([]float64{2, 2, 6}), "3.333 (runs 2 to 6)"},
+		{Summarize([]float64{-2, -2, -6}), "-3.333 (runs -6 to -2)"},
+		{Summarize([]float64{0, 0, 88}).Scale(0.5), "14.67 (runs 0 to 44)"},
+		// An interval that stays on the runs' side, or runs on both sides.
+		{Summarize([]float64{5, 5.2}), "5.1 ± 1.3"},
+		{Summarize([]float64{-1, 1}), "0 ± 13"},
+		// Without the runs' range, the interval is all there is.
+		{Summary{N: 2, Mean: 4, Half: 25}, "4 ± 25"},
 	}
 	for _, tc := range tests {
 		if got := MeanCI(tc.s); got != tc.want {

@@ -135,7 +135,7 @@ package labkit
 //	rel-factor-edge          Relative(2, 1) says 100% higher, not 2x                   labkit/format.go:Relative                                     labkit TestFormatEdges
 //	rel-factor-low-edge      Relative(0.5, 1) says 50% lower, not 2x                   labkit/format.go:Relative                                     labkit TestFormatEdges
 //	sum-title-repeats        one-repeat summary titled as a 95% CI                     labkit/table.go:SummaryTable                                  labkit TestSummaryTableCells
-//	sum-half-unscaled        half-width not rescaled with the row's unit               labkit/table.go:SummaryTable                                  labkit TestSummaryTableCells
+//	sum-half-unscaled        half-width not rescaled with the row's unit               labkit/stats.go:Summary.Scale                                 labkit TestSummaryTableCells
 //	fail-point0              failed run shown at the first sweep point                 labkit/table.go:FailuresTable                                 labkit TestFailuresTableNamesThePoint
 //	claims-unit-sim-only     claims row unit ignores the article's values              labkit/table.go:ClaimsTable                                   labkit TestClaimsTableUnitFitsTheArticleToo
 //	log-span-ge              log axis at exactly 30x, not beyond                       labkit/charts.go:useLog                                       labkit TestAxisTypes
@@ -675,9 +675,9 @@ var mutants = []mutant{
 		old: `if e.Repeats < 2 {`,
 		new: `if e.Repeats < 1 {`,
 		pkg: "./labkit", test: "TestSummaryTableCells"},
-	{name: "sum-half-unscaled", file: "labkit/table.go",
-		old: `cell = MeanCI(Summary{N: s.N, Mean: f * s.Mean, Half: f * s.Half})`,
-		new: `cell = MeanCI(Summary{N: s.N, Mean: f * s.Mean, Half: s.Half})`,
+	{name: "sum-half-unscaled", file: "labkit/stats.go",
+		old: `[]*float64{&s.Mean, &s.SD, &s.Half, &s.Lo,`,
+		new: `[]*float64{&s.Mean, &s.SD, &s.Lo,`,
 		pkg: "./labkit", test: "TestSummaryTableCells"},
 	{name: "fail-point0", file: "labkit/table.go",
 		old: `row = append(row, Num(points[run.Point][a.Param]))`,

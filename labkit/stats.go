@@ -55,6 +55,15 @@ func Summarize(xs []float64) Summary {
 	return s
 }
 
+// Scale returns s in another unit: every value multiplied by f > 0 (the
+// size N stays). MeanCI's run range needs Min and Max scaled with the mean.
+func (s Summary) Scale(f float64) Summary {
+	for _, v := range []*float64{&s.Mean, &s.SD, &s.Half, &s.Lo, &s.Hi, &s.Min, &s.P50, &s.P95, &s.P99, &s.Max} {
+		*v *= f
+	}
+	return s
+}
+
 // percentileSorted returns the p-th percentile (0..100) of a sorted,
 // non-empty sample: sim.Percentile, the one definition SyncLab uses
 // (NumPy's default, R's type 7).

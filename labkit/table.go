@@ -298,12 +298,12 @@ func cellHTML(s string) string {
 // deadlock at ...").
 func SummaryTable(r *Result) Table {
 	e := r.Experiment
-	title := fmt.Sprintf("%s: mean ± 95%% CI over %d repeats", e.Name, e.Repeats)
+	title := fmt.Sprintf("%s: mean ± 95%% CI over %d repeats%s", e.Name, e.Repeats, rangeNote)
 	if e.Repeats < 2 {
 		title = fmt.Sprintf("%s: one run per variant and point (no interval)", e.Name)
 	}
 	if total, err := RunCount(e); err == nil && !r.Complete && len(r.Runs) < r.Shard.size(total) {
-		title = fmt.Sprintf("%s: mean ± 95%% CI over the runs finished before the interruption, %d of %d", e.Name, len(r.Runs), r.Shard.size(total))
+		title = fmt.Sprintf("%s: mean ± 95%% CI over the runs finished before the interruption, %d of %d%s", e.Name, len(r.Runs), r.Shard.size(total), rangeNote)
 	}
 	t := Table{Title: title, Key: len(e.Sweep) + 1}
 	for _, m := range e.Metrics {
@@ -357,7 +357,7 @@ func SummaryTable(r *Result) Table {
 			for _, s := range sums[p][j] {
 				cell := ""
 				if s.N > 0 {
-					cell = MeanCI(Summary{N: s.N, Mean: f * s.Mean, Half: f * s.Half})
+					cell = MeanCI(s.Scale(f))
 				}
 				row = append(row, cell)
 			}
@@ -369,6 +369,10 @@ func SummaryTable(r *Result) Table {
 	}
 	return t
 }
+
+// rangeNote tells a table's reader what a cell without an interval shows
+// (see MeanCI).
+const rangeNote = "; (runs a to b): the runs' range, where the interval would cross zero and no run does"
 
 // metricDoc says what a metric is, its unit, which way is better and when
 // it has no value: "time per increment (ns; lower is better)".
@@ -463,7 +467,7 @@ func ClaimsTable(claims []Claim) Table {
 				dev = append(dev, s.Variant+" -")
 				continue
 			}
-			sim = append(sim, s.Variant+" "+MeanCI(Summary{N: s.Sim.N, Mean: f * s.Sim.Mean, Half: f * s.Sim.Half}))
+			sim = append(sim, s.Variant+" "+MeanCI(s.Sim.Scale(f)))
 			dev = append(dev, s.Variant+" "+Relative(s.Sim.Mean, s.Article))
 		}
 		if c.Scope != "" {

@@ -69,17 +69,20 @@ func TestSummaryTableCells(t *testing.T) {
 		t.Errorf("row %q, want %q", tab.Rows[0], want)
 	}
 	e.Repeats = 3
-	tiny := handResult(e, "time_ms", map[string][][]float64{"fast": {{1e-4, 2e-4, 3e-4}}})
+	// Both the interval and the runs' range (where the interval would cross
+	// zero and no run does) are shown in the row's unit.
+	tiny := handResult(e, "time_ms", map[string][][]float64{"fast": {{1e-4, 2e-4, 3e-4}}, "slow": {{3e-4, 3.1e-4, 3.2e-4}}})
 	tab = SummaryTable(tiny)
-	if want := fixtureName + ": mean ± 95% CI over 3 repeats"; tab.Title != want {
+	if want := fixtureName + ": mean ± 95% CI over 3 repeats" + rangeNote; tab.Title != want {
 		t.Errorf("title %q, want %q", tab.Title, want)
 	}
-	if want := []string{"time_ms (µs, not ms)", "0.2 ± 0.25", ""}; !slices.Equal(tab.Rows[0], want) {
+	if want := []string{"time_ms (µs, not ms)", "0.2 (runs 0.1 to 0.3)", "0.31 ± 0.025"}; !slices.Equal(tab.Rows[0], want) {
 		t.Errorf("row %q, want %q", tab.Rows[0], want)
 	}
 	// An interrupted run's table says how many runs it stands on.
-	tiny.Complete = false
-	if got, want := SummaryTable(tiny).Title, fixtureName+": mean ± 95% CI over the runs finished before the interruption, 3 of 6"; got != want {
+	half := handResult(e, "time_ms", map[string][][]float64{"fast": {{1e-4, 2e-4, 3e-4}}})
+	half.Complete = false
+	if got, want := SummaryTable(half).Title, fixtureName+": mean ± 95% CI over the runs finished before the interruption, 3 of 6"+rangeNote; got != want {
 		t.Errorf("title %q, want %q", got, want)
 	}
 }

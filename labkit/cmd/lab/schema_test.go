@@ -149,11 +149,19 @@ func TestJSONAndCSVOfEveryExperiment(t *testing.T) {
 				}
 				want := ""
 				if c.N > 0 {
-					half := math.NaN()
+					// The JSON's mean and interval, with the range of
+					// its runs, which the table shows instead of an
+					// interval that crosses zero where no run does.
+					s := labkit.Summary{N: c.N, Mean: f * mean, Half: math.NaN(), Min: math.Inf(1), Max: math.Inf(-1)}
 					if c.N > 1 {
-						half = f * ci
+						s.Half = f * ci
 					}
-					want = labkit.MeanCI(labkit.Summary{Mean: f * mean, Half: half})
+					for _, r := range doc.Runs {
+						if v := float64(r.Metrics[m.Name]); r.Variant == c.Variant && r.Point == c.Point && r.Error == "" && !math.IsNaN(v) {
+							s.Min, s.Max = min(s.Min, f*v), max(s.Max, f*v)
+						}
+					}
+					want = labkit.MeanCI(s)
 				}
 				if got := row[col]; got != want {
 					t.Errorf("%s: cell %s/%d %s = %s, the table says %s", e.Name, c.Variant, c.Point, m.Name, want, got)
