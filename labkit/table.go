@@ -298,12 +298,12 @@ func cellHTML(s string) string {
 // deadlock at ...").
 func SummaryTable(r *Result) Table {
 	e := r.Experiment
-	title := fmt.Sprintf("%s: mean ± 95%% CI over %d repeats%s", e.Name, e.Repeats, rangeNote)
+	title := fmt.Sprintf("%s: mean ± 95%% CI over %d repeats", e.Name, e.Repeats)
 	if e.Repeats < 2 {
 		title = fmt.Sprintf("%s: one run per variant and point (no interval)", e.Name)
 	}
 	if total, err := RunCount(e); err == nil && !r.Complete && len(r.Runs) < r.Shard.size(total) {
-		title = fmt.Sprintf("%s: mean ± 95%% CI over the runs finished before the interruption, %d of %d%s", e.Name, len(r.Runs), r.Shard.size(total), rangeNote)
+		title = fmt.Sprintf("%s: mean ± 95%% CI over the runs finished before the interruption, %d of %d", e.Name, len(r.Runs), r.Shard.size(total))
 	}
 	t := Table{Title: title, Key: len(e.Sweep) + 1}
 	for _, m := range e.Metrics {
@@ -338,6 +338,7 @@ func SummaryTable(r *Result) Table {
 		}
 		factors[j], units[j] = rowUnit(m.Unit, means...)
 	}
+	ranged := false // a cell shows its runs' range
 	for p, pt := range points {
 		present, notes := false, make([]string, len(e.Variants))
 		for i, v := range e.Variants {
@@ -358,6 +359,7 @@ func SummaryTable(r *Result) Table {
 				cell := ""
 				if s.N > 0 {
 					cell = MeanCI(s.Scale(f))
+					ranged = ranged || runsOnOneSide(s)
 				}
 				row = append(row, cell)
 			}
@@ -367,11 +369,14 @@ func SummaryTable(r *Result) Table {
 			t.Rows = append(t.Rows, append(append(slices.Clone(lead), "failed runs"), notes...))
 		}
 	}
+	if ranged {
+		t.Title += rangeNote
+	}
 	return t
 }
 
 // rangeNote tells a table's reader what a cell without an interval shows
-// (see MeanCI).
+// (see MeanCI), in the titles of the tables that have one.
 const rangeNote = "; (runs a to b): the runs' range, where the interval would cross zero and no run does"
 
 // metricDoc says what a metric is, its unit, which way is better and when
