@@ -21,10 +21,10 @@ func Experiments() []platforms.Experiment {
 }
 
 var waitMetrics = []platforms.Metric{
-	{Name: "avg_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "mean time from the first lock attempt to holding the lock, over all acquisitions (process and interrupt context). WFE: queueing behind holders plus the hand-off, the WFE wake and about three line transfers (the release, the reload, the claim); WFI: the time to the waiter's next interrupt, mostly its next scheduler tick (half a tick period on average), since a release never wakes WFI"},
+	{Name: "avg_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "mean time from the first lock attempt to holding the lock, over all acquisitions (process and interrupt context). WFE: queueing behind holders plus the hand-off, the WFE wake and about three line transfers (the release, the reload, the claim); WFI: the time to the waiter's next interrupt, mostly its next scheduler tick, since a release never wakes WFI: half a tick period for a waiter that arrives at a random time, most of a period for one that queues behind a sleeping waiter, so the mean over all acquisitions lies above half a period"},
 	{Name: "p99_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "99th percentile of the lock wait (type 7, as NumPy's default; from a log-bucketed histogram, within 0.4% of the exact sample's)"},
 	{Name: "max_lock_wait_ms", Unit: "ms", Better: platforms.Lower, Doc: "longest lock wait (WFI: bounded by one tick period plus queueing)"},
-	{Name: "throughput_ops_s", Unit: "ops/s", Better: platforms.Higher, Doc: "critical sections per second: set by the offered load (threads x load / (cs + outside)) while waits are short; each thread is a closed loop, so long waits cut it"},
+	{Name: "throughput_ops_s", Unit: "ops/s", Better: platforms.Higher, Doc: "critical sections per second: set by the offered load (threads x load / (cs + outside), plus the interrupt handler's sections, one per irq_mean_us) while waits are short; each thread is a closed loop, so long waits cut it"},
 	{Name: "power_mw", Unit: "mW", Better: platforms.Lower, Doc: "mean power of the used cores: P = C*V^2*f + leakage while executing, leakage only in WFE/WFI, none in CPU_SLEEP; WFI waiters sleep clock-gated, so waiting longer does not cost more here"},
 	{Name: "energy_mj", Unit: "mJ", Better: platforms.Lower, Doc: "energy of the used cores over the run"},
 	{Name: "stall_pct", Unit: "%", Better: platforms.Lower, Doc: "share of the used cores' time spent waiting for the lock (the article's perf 'stall' share)"},
@@ -245,8 +245,8 @@ func spinlockWait() platforms.Experiment {
 			"wfet bounds each WFE sleep by wfet_us (ARMv8.7 WFET, a what-if: the RK3399 lacks it). lose_sev loses SEV " +
 			"instructions (the article's faulty SoC), lose_wake every wake-up event. What drives each metric: avg/p99/max_lock_wait_ms are queueing behind the holder (critical " +
 			"sections of 10 µs in threads, 5 µs in the handler) plus the wake mechanism (wfe: the WFE wake and about three line transfers " +
-			"per hand-off, the release, the reload and the claim; wfi: the waiter's next tick, half a tick period on average, up to one period plus queueing; relax: the next poll); " +
-			"throughput_ops_s is the closed loop (threads x load / (cs + outside) while waits are short, cut by time lost waiting); " +
+			"per hand-off, the release, the reload and the claim; wfi: the waiter's next tick, half a period for a random arrival, most of a period for one queued behind a sleeping waiter; relax: the next poll); " +
+			"throughput_ops_s is the closed loop (threads x load / (cs + outside), plus the handler's sections, while waits are short, cut by time lost waiting); " +
 			"power_mw and energy_mj come from the energy model (C*V^2*f plus leakage while executing or spinning, leakage only in WFE/WFI, " +
 			"none in cpu-sleep) weighted by the time each core spends in each state; stall_pct is lock-wait time over the cores' time; " +
 			"contended_pct is slow-path entries per acquisition (arrivals while the lock is held); counter is read back from sim memory " +
